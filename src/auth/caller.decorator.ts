@@ -1,0 +1,7 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Caller, ChorusRequest } from '../common/request-context';
+
+/** The authenticated caller of this request. */
+export const CurrentCaller = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Caller => context.switchToHttp().getRequest<ChorusRequest>().caller!,
+);

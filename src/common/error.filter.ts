@@ -1,0 +1,61 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiKeysService } from '../auth/api-keys.service';
+import { AppError, ErrorCode } from './app-error';
+import type { ChorusRequest } from './request-context';
+
+const HTTP_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'plan_required',
+  404: 'not_found',
+  405: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+};
+
+/** The one place that writes error bodies: `{ error: { code, message } }`. */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  constructor(private readonly keys: ApiKeysService) {}
+
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const req = host.switchToHttp().getRequest<ChorusRequest>();
+    const res = host.switchToHttp().getResponse<Response>();
+    let error = this.toAppError(exception, req);
+    if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller) {
+      // No route matched, so no guard ran: a caller without a valid key learns nothing
+      // about which routes exist.
+      error = await this.keys.authorize(req.headers.authorization).then(
+        () => error,
+        (authError: unknown) => this.toAppError(authError, req),
+      );
+    }
+    if (error.status >= 500) {
+      this.logger.error(
+        `${req.method} ${req.originalUrl} failed (request ${req.id})`,
+        exception instanceof Error ? exception.stack : String(exception),
+      );
+    }
+    if (res.headersSent) return;
+    res.status(error.status);
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.json({ error: { code: error.code, message: error.message } });
+  }
+
+  private toAppError(exception: unknown, req: ChorusRequest): AppError {
+    if (exception instanceof AppError) return exception;
+    if (exception instanceof HttpException) {
+      const code = HTTP_CODES[exception.getStatus()];
+      if (code === 'not_found') return new AppError('not_found', `No route for ${req.method} ${req.path}.`);
+      if (code) return new AppError(code, exception.message);
+    }
+    return new AppError(
+      'server_error',
+      `Something went wrong on our side. Try again later; if it persists, contact support with request id ${req.id}.`,
+    );
+  }
+}

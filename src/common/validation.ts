@@ -1,0 +1,100 @@
+import { ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { ValidateBy, ValidationError, ValidationOptions } from 'class-validator';
+import { AppError } from './app-error';
+
+/** Length in Unicode code points, which is what the spec's limits count. */
+export const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
+/** Cuts a string to at most `max` code points. */
+export const cutCodePoints = (text: string, max: number): string =>
+  codePoints(text) <= max ? text : Array.from(text).slice(0, max).join('');
+
+/** Trims strings before validation; leaves other types for the type check to refuse. */
+export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+
+/** A string whose length in code points lies in [min, max]. */
+export function HasLength(min: number, max: number, options?: ValidationOptions) {
+  const problem =
+    min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`;
+  return ValidateBy(
+    {
+      name: 'hasLength',
+      validator: {
+        validate: (value) =>
+          typeof value === 'string' && codePoints(value) >= min && codePoints(value) <= max,
+        defaultMessage: () => problem,
+      },
+    },
+    options,
+  );
+}
+
+/** A query value that is a whole number in [min, max], written in plain digits. */
+export function IsIntegerString(min: number, max: number, options?: ValidationOptions) {
+  const problem =
+    max === Number.MAX_SAFE_INTEGER
+      ? `must be an integer of ${min} or more`
+      : `must be an integer from ${min} to ${max}`;
+  return ValidateBy(
+    {
+      name: 'isIntegerString',
+      validator: {
+        validate: (value) =>
+          typeof value === 'string' &&
+          /^\d{1,16}$/.test(value) &&
+          Number(value) >= min &&
+          Number(value) <= max,
+        defaultMessage: () => problem,
+      },
+    },
+    options,
+  );
+}
+
+/** One problem per field, as `<path>: <problem>`: documented fields first, then unknown ones. */
+export function validationMessage(errors: ValidationError[]): string {
+  const problems: { path: string; problem: string; unknown: boolean }[] = [];
+  const walk = (error: ValidationError, parent: string) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    const constraints = error.constraints ?? {};
+    if (constraints.whitelistValidation) {
+      problems.push({ path, problem: 'is not allowed', unknown: true });
+    } else {
+      const first = Object.values(constraints)[0];
+      if (first) problems.push({ path, problem: first, unknown: false });
+    }
+    for (const child of error.children ?? []) walk(child, path);
+  };
+  for (const error of errors) walk(error, '');
+  problems.sort((a, b) => Number(a.unknown) - Number(b.unknown));
+  return problems.map((p) => `${p.path}: ${p.problem}`).join('; ');
+}
+
+const exceptionFactory = (errors: ValidationError[]) =>
+  new AppError('invalid_request', validationMessage(errors));
+
+/** For JSON bodies: unknown fields are refused. */
+export const BodyValidation = new ValidationPipe({
+  transform: true,
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+  exceptionFactory,
+});
+
+/** For query strings: unknown parameters are ignored. */
+export const QueryValidation = new ValidationPipe({
+  transform: true,
+  whitelist: true,
+  forbidNonWhitelisted: false,
+  stopAtFirstError: true,
+  validationError: { target: false, value: false },
+  exceptionFactory,
+});

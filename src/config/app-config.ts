@@ -1,0 +1,140 @@
+import { resolve } from 'node:path';
+import { Transform, plainToInstance } from 'class-transformer';
+import {
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }) =>
+  value === 'true' ? true : value === 'false' ? false : value;
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+
+const DURATION = /^(\d+)(ms|s|m|h)$/;
+const DURATION_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/** Parses `1m,5m,30m,2h,8h` into milliseconds. */
+export function parseSchedule(text: string): number[] {
+  return text.split(',').map((part) => {
+    const match = DURATION.exec(part.trim());
+    if (!match) throw new Error(`not a duration: "${part}"`);
+    return Number(match[1]) * DURATION_MS[match[2] as keyof typeof DURATION_MS];
+  });
+}
+
+/** The environment as read and checked once at start. Names are part of the product. */
+export class EnvironmentVariables {
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a port number' })
+  @Min(0, { message: 'must be a port number' })
+  @Max(65535, { message: 'must be a port number' })
+  PORT: number = 3000;
+
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  DATA_DIR: string = './.data';
+
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/\s]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
+  BASE_URL?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/\s]+(\/[^\s]*)?$/, { message: 'must be an http(s) URL' })
+  PUBLIC_BASE_URL?: string;
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  RUN_WORKER: boolean = true;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\//, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsOptional()
+  @Matches(/^[0-9a-fA-F]{64}$/, { message: 'must be 64 hex characters (32 bytes)' })
+  ENCRYPTION_KEY?: string;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds' })
+  @Min(1, { message: 'must be a whole number of milliseconds' })
+  WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  @IsOptional()
+  @Matches(/^\s*\d+(ms|s|m|h)\s*(,\s*\d+(ms|s|m|h)\s*)*$/, {
+    message: 'must be a comma-separated list of durations such as 1m,5m,30m,2h,8h',
+  })
+  WEBHOOK_RETRY_SCHEDULE: string = '1m,5m,30m,2h,8h';
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
+}
+
+export interface AppConfig {
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  baseUrl: string;
+  publicBaseUrl: string;
+  runWorker: boolean;
+  smtpUrl: string | undefined;
+  encryptionKey: string | undefined;
+  webhookTimeoutMs: number;
+  webhookRetrySchedule: number[];
+  webhookAllowPrivateTargets: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const stripSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** Reads the environment, or throws one error naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const vars = plainToInstance(EnvironmentVariables, present, { exposeDefaultValues: true });
+  const errors = validateSync(vars, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map(
+      (e) => `  ${e.property}=${JSON.stringify(env[e.property])}: ${Object.values(e.constraints ?? {})[0]}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const baseUrl = stripSlash(vars.BASE_URL ?? `http://localhost:${vars.PORT}`);
+  return {
+    port: vars.PORT,
+    databaseUrl: vars.DATABASE_URL,
+    dataDir: resolve(vars.DATA_DIR),
+    redisUrl: vars.REDIS_URL,
+    baseUrl,
+    publicBaseUrl: stripSlash(vars.PUBLIC_BASE_URL ?? baseUrl),
+    runWorker: vars.RUN_WORKER,
+    smtpUrl: vars.SMTP_URL,
+    encryptionKey: vars.ENCRYPTION_KEY?.toLowerCase(),
+    webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
+    webhookRetrySchedule: parseSchedule(vars.WEBHOOK_RETRY_SCHEDULE),
+    webhookAllowPrivateTargets: vars.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,33 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from './auth/auth.module';
+import { BoardsModule } from './boards/boards.module';
+import { CommentsModule } from './comments/comments.module';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { dataSourceOptions } from './database/data-source-options';
+import type { DatabaseTarget } from './database/database';
+import { PostsModule } from './posts/posts.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
+
+/** Configuration, database and the feature modules: what the API, the worker and the CLI share. */
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig, database: DatabaseTarget): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        TypeOrmModule.forRoot(dataSourceOptions(database.url, database.embedded)),
+        WorkspacesModule,
+        AuthModule,
+        BoardsModule,
+        PostsModule,
+        CommentsModule,
+        WebhooksModule,
+      ],
+      exports: [ConfigModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule],
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { startEmbeddedPostgres } from './embedded-postgres';
+import { dataSourceOptions } from './data-source-options';
+
+/** Where the data lives: the configured PostgreSQL, or PGlite in DATA_DIR. */
+export interface DatabaseTarget {
+  url: string;
+  embedded: boolean;
+  /** Stops the embedded server, if this process started one. */
+  close(): Promise<void>;
+}
+
+export async function openDatabaseTarget(config: AppConfig): Promise<DatabaseTarget> {
+  if (config.databaseUrl) {
+    return { url: config.databaseUrl, embedded: false, close: async () => {} };
+  }
+  const server = await startEmbeddedPostgres(config.dataDir);
+  return { url: server.url, embedded: true, close: () => server.stop() };
+}
+
+/** Applies pending migrations; on a shared server, one process at a time. */
+export async function runMigrations(dataSource: DataSource, embedded: boolean): Promise<string[]> {
+  if (embedded) {
+    return (await dataSource.runMigrations({ transaction: 'all' })).map((m) => m.name);
+  }
+  // Session-level advisory lock on a connection of its own; the migrations use another.
+  const lock = dataSource.createQueryRunner();
+  try {
+    await lock.query(`SELECT pg_advisory_lock(hashtext('chorus:migrations'))`);
+    return (await dataSource.runMigrations({ transaction: 'all' })).map((m) => m.name);
+  } finally {
+    await lock.query(`SELECT pg_advisory_unlock(hashtext('chorus:migrations'))`).catch(() => {});
+    await lock.release();
+  }
+}
+
+export function newDataSource(target: DatabaseTarget): DataSource {
+  return new DataSource(dataSourceOptions(target.url, target.embedded));
+}

@@ -1,0 +1,222 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { BoardsService } from '../boards/boards.service';
+import { AppError } from '../common/app-error';
+import type { Caller } from '../common/request-context';
+import { Links } from '../config/links';
+import { EventsService } from '../webhooks/events.service';
+import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
+import { PostCategory, PostEntity, PostStatus } from './post.entity';
+import { PostResponse, PostRow, postSelect, toPostResponse } from './post.mapper';
+import { StatusChangeEntity } from './status-change.entity';
+import { VoteEntity } from './vote.entity';
+
+/** Who acts: an API key's workspace and creator, or the CLI and seed acting as a member. */
+export type Actor = Pick<Caller, 'workspaceId' | 'workspaceSlug' | 'personId'>;
+
+export interface NewPost {
+  board: string;
+  title: string;
+  body?: string;
+  category?: PostCategory;
+  author?: AuthorInput;
+}
+
+export interface PostFilter {
+  board?: string;
+  status?: PostStatus;
+  q?: string;
+  sort: 'new' | 'top';
+  includeMerged: boolean;
+  limit: number;
+  offset: number;
+}
+
+export interface PostPage {
+  data: PostResponse[];
+  has_more: boolean;
+  next_offset: number | null;
+}
+
+const ORDER = {
+  new: 'p.created_at DESC, p.id DESC',
+  top: 'p.votes DESC, p.created_at DESC, p.id DESC',
+} as const;
+
+/** `%`, `_` and `\` stand for themselves in a search term. */
+const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+@Injectable()
+export class PostsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly boards: BoardsService,
+    private readonly workspaces: WorkspacesService,
+    private readonly events: EventsService,
+    private readonly links: Links,
+  ) {}
+
+  async list(actor: Actor, filter: PostFilter): Promise<PostPage> {
+    const params: unknown[] = [actor.workspaceId];
+    const where = ['p.workspace_id = $1'];
+    if (filter.board) {
+      const board = await this.boards.findBySlug(actor.workspaceId, filter.board);
+      params.push(board.id);
+      where.push(`p.board_id = $${params.length}`);
+    }
+    if (filter.status) {
+      params.push(filter.status);
+      where.push(`p.status = $${params.length}`);
+    }
+    if (!filter.includeMerged) where.push('p.merged_into_id IS NULL');
+    for (const term of (filter.q ?? '').split(/\s+/).filter(Boolean)) {
+      params.push(likePattern(term));
+      where.push(`(p.title ILIKE $${params.length} OR p.body ILIKE $${params.length})`);
+    }
+    params.push(filter.limit + 1, filter.offset);
+    const page = `(SELECT * FROM posts p WHERE ${where.join(' AND ')}
+                   ORDER BY ${ORDER[filter.sort]}
+                   LIMIT $${params.length - 1} OFFSET $${params.length})`;
+    const rows: PostRow[] = await this.db.query(`${postSelect(page)} ORDER BY ${ORDER[filter.sort]}`, params);
+    const hasMore = rows.length > filter.limit;
+    const data = rows.slice(0, filter.limit).map((row) => toPostResponse(row, actor.workspaceSlug, this.links));
+    return { data, has_more: hasMore, next_offset: hasMore ? filter.offset + data.length : null };
+  }
+
+  async get(actor: Actor, id: number, manager: EntityManager = this.db.manager): Promise<PostResponse> {
+    const rows: PostRow[] = await manager.query(`${postSelect()} WHERE p.workspace_id = $1 AND p.id = $2`, [
+      actor.workspaceId,
+      id,
+    ]);
+    if (rows.length === 0) throw AppError.notFound('post');
+    return toPostResponse(rows[0], actor.workspaceSlug, this.links);
+  }
+
+  /** Creates a post with its author's vote, and `post.created`. */
+  async create(actor: Actor, input: NewPost): Promise<PostResponse> {
+    return this.db.transaction(async (manager) => {
+      const board = await this.boards.findBySlug(actor.workspaceId, input.board, manager);
+      const authorId = input.author
+        ? (await this.workspaces.resolveAuthor(actor.workspaceId, input.author, manager)).id
+        : actor.personId;
+      const posts = manager.getRepository(PostEntity);
+      const saved = await posts.save(
+        posts.create({
+          workspaceId: actor.workspaceId,
+          boardId: board.id,
+          title: input.title,
+          body: input.body ?? '',
+          category: input.category ?? 'feature',
+          authorId,
+          votes: 1,
+        }),
+      );
+      await manager.getRepository(VoteEntity).insert({ workspaceId: actor.workspaceId, postId: saved.id, personId: authorId });
+      const post = await this.get(actor, saved.id, manager);
+      await this.events.record(manager, actor.workspaceId, 'post.created', { post });
+      return post;
+    });
+  }
+
+  /** Sets a post's status. The same status again changes nothing and sends nothing. */
+  async setStatus(actor: Actor, id: number, status: PostStatus): Promise<PostResponse> {
+    return this.db.transaction(async (manager) => {
+      const current = await this.lock(manager, actor.workspaceId, [id]);
+      const previous = current.get(id)?.status;
+      if (!previous) throw AppError.notFound('post');
+      if (previous === status) return this.get(actor, id, manager);
+      await manager.update(PostEntity, { workspaceId: actor.workspaceId, id }, { status, updatedAt: () => 'now()' });
+      await manager.getRepository(StatusChangeEntity).insert({
+        workspaceId: actor.workspaceId,
+        postId: id,
+        fromStatus: previous,
+        toStatus: status,
+        changedBy: actor.personId,
+      });
+      const post = await this.get(actor, id, manager);
+      await this.events.record(manager, actor.workspaceId, 'post.status_changed', { post, previous_status: previous });
+      return post;
+    });
+  }
+
+  /**
+   * Merges post `id` into `into`: the merged post is closed and points at the target, and its
+   * voters' votes count on the target (once per person).
+   */
+  async merge(actor: Actor, id: number, into: number): Promise<PostResponse> {
+    return this.db.transaction(async (manager) => {
+      const posts = await this.lock(manager, actor.workspaceId, [id, into]);
+      const source = posts.get(id);
+      if (!source) throw AppError.notFound('post');
+      if (into === id) throw AppError.invalid('into', 'must be another post');
+      const target = posts.get(into);
+      if (!target) throw AppError.invalid('into', `no post ${into} in this workspace`);
+      if (source.mergedIntoId !== null) {
+        throw AppError.invalid('id', `post ${id} is already merged into post ${source.mergedIntoId}`);
+      }
+      if (target.mergedIntoId !== null) {
+        throw AppError.invalid('into', `post ${into} is itself merged into post ${target.mergedIntoId}`);
+      }
+      const ws = actor.workspaceId;
+      await manager.query(
+        `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
+         SELECT workspace_id, $3, person_id, created_at FROM votes WHERE workspace_id = $1 AND post_id = $2
+         ON CONFLICT DO NOTHING`,
+        [ws, id, into],
+      );
+      await this.recountVotes(manager, ws, into);
+      await manager.update(
+        PostEntity,
+        { workspaceId: ws, id },
+        { status: 'closed', mergedIntoId: into, updatedAt: () => 'now()' },
+      );
+      await manager.getRepository(StatusChangeEntity).insert({
+        workspaceId: ws,
+        postId: id,
+        fromStatus: source.status,
+        toStatus: 'closed',
+        mergedIntoId: into,
+        changedBy: actor.personId,
+      });
+      const post = await this.get(actor, id, manager);
+      await this.events.record(manager, ws, 'post.status_changed', {
+        post,
+        previous_status: source.status,
+        merged_into: post.merged_into,
+      });
+      return post;
+    });
+  }
+
+  /** Adds a person's vote to a post (once per person) and recounts it. */
+  async vote(workspaceId: string, postId: number, personId: string): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [workspaceId, postId, personId],
+      );
+      await this.recountVotes(manager, workspaceId, postId);
+    });
+  }
+
+  private async recountVotes(manager: EntityManager, workspaceId: string, postId: number): Promise<void> {
+    await manager.query(
+      `UPDATE posts SET votes = (SELECT count(*) FROM votes WHERE workspace_id = $1 AND post_id = $2)
+        WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, postId],
+    );
+  }
+
+  /** Locks posts of a workspace for this transaction, in id order so that two merges cannot deadlock. */
+  async lock(manager: EntityManager, workspaceId: string, ids: number[]): Promise<Map<number, PostEntity>> {
+    const rows = await manager
+      .getRepository(PostEntity)
+      .createQueryBuilder('p')
+      .where('p.workspace_id = :workspaceId AND p.id IN (:...ids)', { workspaceId, ids })
+      .orderBy('p.id')
+      .setLock('pessimistic_write')
+      .getMany();
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+}

@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { EventType } from './outbox-event.entity';
+
+/**
+ * Records events in the caller's transaction: the event exists exactly when the change does.
+ */
+@Injectable()
+export class EventsService {
+  async record(
+    manager: EntityManager,
+    workspaceId: string,
+    type: EventType,
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    await manager.query(`INSERT INTO outbox_events (workspace_id, type, data) VALUES ($1, $2, $3)`, [
+      workspaceId,
+      type,
+      JSON.stringify(data),
+    ]);
+  }
+}

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { AppError } from '../common/app-error';
+import { PersonEntity } from './person.entity';
+import { Plan } from './plans';
+import { WorkspaceEntity } from './workspace.entity';
+
+export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export interface AuthorInput {
+  name?: string;
+  email?: string;
+}
+
+@Injectable()
+export class WorkspacesService {
+  constructor(
+    @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
+    @InjectRepository(PersonEntity) private readonly people: Repository<PersonEntity>,
+  ) {}
+
+  async create(input: { name: string; slug: string; plan: Plan }): Promise<WorkspaceEntity> {
+    if (!SLUG.test(input.slug)) {
+      throw AppError.invalid('slug', 'must be lower-case letters, digits and dashes');
+    }
+    if (await this.workspaces.existsBy({ slug: input.slug })) {
+      throw new AppError('conflict', `A workspace with slug "${input.slug}" already exists.`);
+    }
+    return this.workspaces.save(this.workspaces.create(input));
+  }
+
+  async findBySlug(slug: string): Promise<WorkspaceEntity> {
+    const workspace = await this.workspaces.findOneBy({ slug });
+    if (!workspace) throw AppError.notFound(`workspace "${slug}"`);
+    return workspace;
+  }
+
+  list(): Promise<WorkspaceEntity[]> {
+    return this.workspaces.find({ order: { createdAt: 'ASC' } });
+  }
+
+  async setPlan(slug: string, plan: Plan): Promise<WorkspaceEntity> {
+    const workspace = await this.findBySlug(slug);
+    workspace.plan = plan;
+    return this.workspaces.save(workspace);
+  }
+
+  async addPerson(
+    workspaceId: string,
+    input: { kind: PersonEntity['kind']; name: string; email?: string | null },
+    manager: EntityManager = this.people.manager,
+  ): Promise<PersonEntity> {
+    if (input.email && (await this.findByEmail(workspaceId, input.email, manager))) {
+      throw new AppError('conflict', `Someone with email ${input.email} is already in this workspace.`);
+    }
+    const repo = manager.getRepository(PersonEntity);
+    return repo.save(repo.create({ workspaceId, kind: input.kind, name: input.name, email: input.email ?? null }));
+  }
+
+  findByEmail(workspaceId: string, email: string, manager: EntityManager = this.people.manager) {
+    return manager
+      .getRepository(PersonEntity)
+      .createQueryBuilder('p')
+      .where('p.workspace_id = :workspaceId AND lower(p.email) = lower(:email)', { workspaceId, email })
+      .getOne();
+  }
+
+  async findMemberByEmail(workspaceId: string, email: string): Promise<PersonEntity> {
+    const person = await this.findByEmail(workspaceId, email);
+    if (!person || person.kind !== 'member') throw AppError.notFound(`member with email ${email}`);
+    return person;
+  }
+
+  /**
+   * The person an API post is written as: a known email is that person (its name ignored);
+   * otherwise a new guest with the name, and the email if one was given.
+   */
+  async resolveAuthor(workspaceId: string, author: AuthorInput, manager: EntityManager): Promise<PersonEntity> {
+    if (author.email) {
+      const known = await this.findByEmail(workspaceId, author.email, manager);
+      if (known) return known;
+    }
+    if (!author.name) throw AppError.invalid('author.name', 'is required');
+    // Two first posts with one new email at once: the unique index keeps one person.
+    const inserted: { id: string }[] = await manager.query(
+      `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'guest', $2, $3)
+       ON CONFLICT (workspace_id, lower(email)) WHERE email IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [workspaceId, author.name, author.email ?? null],
+    );
+    if (inserted.length > 0) {
+      return manager.getRepository(PersonEntity).findOneByOrFail({ workspaceId, id: inserted[0].id });
+    }
+    return (await this.findByEmail(workspaceId, author.email!, manager))!;
+  }
+}
