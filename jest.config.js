@@ -1,0 +1,40 @@
+// Tests run on a real PostgreSQL when one is configured (DATABASE_URL) or answers on
+// 127.0.0.1:5432, and on the embedded PGlite otherwise; test/support/global-setup.js says which.
+const { probeDatabase } = require('./test/support/database-probe');
+
+/** @nestjs/* and a few of their helpers ship only ES modules: swc turns them into CommonJS. */
+const esmPackages = [
+  '@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', '@borewit', 'uint8array-extras',
+  '@electric-sql', 'axios', 'proxy-from-env', 'ansis', 'libphonenumber-js',
+];
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+module.exports = async () => {
+  const database = await probeDatabase();
+  process.env.CHORUS_TEST_DATABASE = JSON.stringify(database);
+  return {
+    rootDir: __dirname,
+    testMatch: ['<rootDir>/test/**/*.spec.ts'],
+    transform: { '^.+\\.(t|j|mj)s$': swc },
+    transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
+    moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+    testEnvironment: 'node',
+    globalSetup: '<rootDir>/test/support/global-setup.js',
+    globalTeardown: '<rootDir>/test/support/global-teardown.js',
+    // PGlite is a single session: tests on it run one file at a time.
+    maxWorkers: database.kind === 'postgres' ? 2 : 1,
+    testTimeout: 60_000,
+    verbose: true,
+  };
+};

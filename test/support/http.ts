@@ -1,0 +1,56 @@
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** A small client for the API, over real HTTP. */
+export class Client {
+  constructor(
+    readonly baseUrl: string,
+    readonly key: string | null = null,
+  ) {}
+
+  as(key: string | null): Client {
+    return new Client(this.baseUrl, key);
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? this.key : options.key;
+    if (key) headers.authorization = `Bearer ${key}`;
+    let body: string | Buffer | undefined = options.raw;
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, options?: RequestOptions) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+}

@@ -1,0 +1,36 @@
+import type { AddressInfo } from 'node:net';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config/app-config';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  baseUrl: string;
+  db: DataSource;
+  close(): Promise<void>;
+}
+
+export const testDatabaseUrl = (): string => {
+  const url = process.env.CHORUS_TEST_DATABASE_URL;
+  if (!url) throw new Error('CHORUS_TEST_DATABASE_URL is not set: run the tests with `npm test`.');
+  return url;
+};
+
+export const onEmbeddedDatabase = (): boolean =>
+  JSON.parse(process.env.CHORUS_TEST_DATABASE ?? '{}').kind === 'embedded';
+
+/** The real application on a free port, on this run's test database. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({ ...env, BASE_URL: 'https://chorus.test', PUBLIC_BASE_URL: 'https://boards.chorus.test' });
+  const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };
+  const app = await createApp(config, database, { logger: ['error'] });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return {
+    app,
+    baseUrl: `http://127.0.0.1:${port}`,
+    db: app.get(DataSource),
+    close: () => app.close(),
+  };
+}
