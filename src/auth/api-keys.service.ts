@@ -36,6 +36,10 @@ export class ApiKeysService {
     return { id: saved.id, key };
   }
 
+  list(workspaceId: string): Promise<ApiKeyEntity[]> {
+    return this.keys.find({ where: { workspaceId }, order: { createdAt: 'ASC' } });
+  }
+
   async revoke(id: string): Promise<void> {
     const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ id }) : null;
     if (!key) throw AppError.notFound(`key ${id}`);

@@ -66,6 +66,10 @@ export class WorkspacesService {
       .getOne();
   }
 
+  listMembers(workspaceId: string): Promise<PersonEntity[]> {
+    return this.people.find({ where: { workspaceId, kind: 'member' }, order: { createdAt: 'ASC' } });
+  }
+
   async findMemberByEmail(workspaceId: string, email: string): Promise<PersonEntity> {
     const person = await this.findByEmail(workspaceId, email);
     if (!person || person.kind !== 'member') throw AppError.notFound(`member with email ${email}`);

@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { ApiKeysService } from './auth/api-keys.service';
+import { BoardsService } from './boards/boards.service';
+import { AppError } from './common/app-error';
+import { loadConfig } from './config/app-config';
+import { CoreModule } from './core.module';
+import { openDatabaseTarget, runMigrations } from './database/database';
+import { exitOnStartupError } from './startup';
+import { PLAN_NAMES, Plan, isPlan } from './workspaces/plans';
+import { WorkspacesService } from './workspaces/workspaces.service';
+
+const USAGE = `Usage: chorus <command> [options] [--json]
+
+  workspace create --name <n> --slug <s> --plan free|pro|business
+  workspace set-plan --workspace <slug> --plan <plan>
+  workspace list
+  member add --workspace <slug> --name <n> --email <e>
+  member list --workspace <slug>
+  key create --workspace <slug> --member <email>      (the key is printed once)
+  key revoke --id <id>
+  key list --workspace <slug>
+  board create --workspace <slug> --slug <s> --name <n> [--description <d>] [--private] [--no-notify-voters]
+  board list --workspace <slug>
+  migrate                                             (apply pending database migrations)
+
+With --json, one JSON object is printed on stdout and nothing else.`;
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | boolean | undefined>;
+type Output = { json: Record<string, unknown>; text: string };
+type Command = (app: INestApplicationContext, options: Options, migrated: string[]) => Promise<Output>;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  slug: { type: 'string' },
+  plan: { type: 'string' },
+  workspace: { type: 'string' },
+  email: { type: 'string' },
+  member: { type: 'string' },
+  id: { type: 'string' },
+  description: { type: 'string' },
+  private: { type: 'boolean' },
+  'no-notify-voters': { type: 'boolean' },
+} as const;
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+function plan(options: Options): Plan {
+  const value = required(options, 'plan');
+  if (!isPlan(value)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
+  return value;
+}
+
+const table = (rows: Record<string, unknown>[]) =>
+  rows.length === 0 ? '(none)' : rows.map((row) => Object.values(row).map((v) => v ?? '-').join('  ')).join('\n');
+
+const COMMANDS: Record<string, Command> = {
+  async 'workspace create'(app, o) {
+    const ws = await app.get(WorkspacesService).create({ name: required(o, 'name'), slug: required(o, 'slug'), plan: plan(o) });
+    return { json: { id: ws.id, slug: ws.slug, plan: ws.plan }, text: `Created workspace ${ws.slug} (${ws.plan}), id ${ws.id}` };
+  },
+  async 'workspace set-plan'(app, o) {
+    const ws = await app.get(WorkspacesService).setPlan(required(o, 'workspace'), plan(o));
+    return { json: { id: ws.id, slug: ws.slug, plan: ws.plan }, text: `Workspace ${ws.slug} is now on ${ws.plan}` };
+  },
+  async 'workspace list'(app) {
+    const data = (await app.get(WorkspacesService).list()).map((w) => ({ id: w.id, slug: w.slug, name: w.name, plan: w.plan }));
+    return { json: { data }, text: table(data) };
+  },
+  async 'member add'(app, o) {
+    const workspaces = app.get(WorkspacesService);
+    const ws = await workspaces.findBySlug(required(o, 'workspace'));
+    const email = required(o, 'email');
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+    const member = await workspaces.addPerson(ws.id, { kind: 'member', name: required(o, 'name'), email });
+    return { json: { id: member.id }, text: `Added ${member.name} <${email}> to ${ws.slug}, id ${member.id}` };
+  },
+  async 'member list'(app, o) {
+    const workspaces = app.get(WorkspacesService);
+    const ws = await workspaces.findBySlug(required(o, 'workspace'));
+    const data = (await workspaces.listMembers(ws.id)).map((m) => ({ id: m.id, name: m.name, email: m.email }));
+    return { json: { data }, text: table(data) };
+  },
+  async 'key create'(app, o) {
+    const { id, key } = await app.get(ApiKeysService).create(required(o, 'workspace'), required(o, 'member'));
+    return { json: { id, key }, text: `Key ${id} (shown once, keep it safe):\n${key}` };
+  },
+  async 'key revoke'(app, o) {
+    const id = required(o, 'id');
+    await app.get(ApiKeysService).revoke(id);
+    return { json: { id, revoked: true }, text: `Revoked key ${id}` };
+  },
+  async 'key list'(app, o) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const data = (await app.get(ApiKeysService).list(ws.id)).map((k) => ({
+      id: k.id,
+      prefix: `${k.keyPrefix}…`,
+      created_by: k.createdBy,
+      created_at: k.createdAt.toISOString(),
+      revoked_at: k.revokedAt?.toISOString() ?? null,
+    }));
+    return { json: { data }, text: table(data) };
+  },
+  async 'board create'(app, o) {
+    const board = await app.get(BoardsService).create(required(o, 'workspace'), {
+      slug: required(o, 'slug'),
+      name: required(o, 'name'),
+      description: typeof o.description === 'string' ? o.description : null,
+      public: !o.private,
+      notifyVoters: !o['no-notify-voters'],
+    });
+    return { json: { id: board.id, slug: board.slug }, text: `Created board ${board.slug}, id ${board.id}` };
+  },
+  async 'board list'(app, o) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const data = (await app.get(BoardsService).list(ws.id)).map((b) => ({
+      id: b.id,
+      slug: b.slug,
+      name: b.name,
+      public: b.public,
+      notify_voters: b.notifyVoters,
+    }));
+    return { json: { data }, text: table(data) };
+  },
+  /** Every command applies pending migrations first; this one only reports them. */
+  async migrate(_app, _o, migrated) {
+    return {
+      json: { applied: migrated },
+      text: migrated.length ? `Applied ${migrated.join(', ')}` : 'No pending migrations.',
+    };
+  },
+};
+
+async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const name = positionals.slice(0, 2).join(' ');
+  const command = COMMANDS[name] ?? COMMANDS[positionals[0] ?? ''];
+  if (values.help || !command) {
+    process.stderr.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+
+  const config = loadConfig();
+  const database = await openDatabaseTarget(config);
+  let app: INestApplicationContext | undefined;
+  try {
+    app = await NestFactory.createApplicationContext(CoreModule.forRoot(config, database), { logger: ['error'] });
+    const applied = await runMigrations(app.get(DataSource), database.embedded);
+    const output = await command(app, values, applied);
+    process.stdout.write(`${values.json ? JSON.stringify(output.json) : output.text}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await app?.close();
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2)).then((code) => process.exit(code), exitOnStartupError);
