@@ -1,0 +1,68 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, ROOT, runBuilt, runToEnd } from './support/processes';
+
+/**
+ * What a newcomer gets from `npm start` on a fresh machine: the built service on the
+ * embedded database, a demo workspace, and a curl line that works.
+ */
+describe('first start on the embedded database', () => {
+  let dataDir: string;
+
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, 'dist', 'src', 'main.js'))) throw new Error('Build first: npm run build');
+    dataDir = mkdtempSync(join(tmpdir(), 'chorus-demo-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const curlLine = /curl -H "Authorization: Bearer (chorus_key_[A-Za-z0-9]{40})" (http:\/\/\S+)/;
+
+  async function curl(match: RegExpMatchArray) {
+    const res = await fetch(match[2], { headers: { authorization: `Bearer ${match[1]}` } });
+    return { status: res.status, body: (await res.json()) as any };
+  }
+
+  it('creates the demo workspace, prints a working curl line, and prints it again after a restart', async () => {
+    const port = await freePort();
+    const env = { PORT: String(port), DATA_DIR: dataDir };
+    const first = runBuilt('main', [], env);
+    const printed = await first.waitFor(curlLine);
+    await first.waitFor(/Listening on/);
+    expect(printed[2]).toBe(`http://localhost:${port}/api/v1/boards`);
+    const answer = await curl(printed);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.map((b: { slug: string; public: boolean }) => [b.slug, b.public])).toEqual([
+      ['feedback', true],
+      ['internal', false],
+    ]);
+    const posts = await fetch(`http://localhost:${port}/api/v1/posts?include_merged=true`, {
+      headers: { authorization: `Bearer ${printed[1]}` },
+    }).then((r) => r.json() as Promise<any>);
+    expect(posts.data.length).toBeGreaterThanOrEqual(3);
+    expect(posts.data.some((p: { votes: number }) => p.votes > 1)).toBe(true);
+    expect(posts.data.some((p: { comments: number }) => p.comments > 0)).toBe(true);
+
+    // A second process on the same folder is refused while the first holds it.
+    const second = await runToEnd('main', [], { PORT: String(await freePort()), DATA_DIR: dataDir });
+    expect(second.output).toMatch(/in use by process \d+/);
+    expect(second.code).toBe(1);
+
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const again = runBuilt('main', [], env);
+    const reprinted = await again.waitFor(curlLine);
+    expect(reprinted[1]).toBe(printed[1]);
+    expect(again.output()).not.toMatch(/Created the demo workspace/);
+    await again.waitFor(/Listening on/);
+    expect((await curl(reprinted)).status).toBe(200);
+    expect(await again.stop('SIGTERM')).toBe(0);
+  });
+
+  it('stops with the variable named when the configuration is wrong', async () => {
+    const bad = await runToEnd('main', [], { PORT: 'eighty', DATA_DIR: dataDir, WEBHOOK_RETRY_SCHEDULE: '1 minute' });
+    expect(bad.code).toBe(1);
+    expect(bad.output).toMatch(/PORT="eighty": must be a port number/);
+    expect(bad.output).toMatch(/WEBHOOK_RETRY_SCHEDULE="1 minute": must be a comma-separated list/);
+  });
+});
