@@ -1,6 +1,6 @@
 // Tests run on a real PostgreSQL when one is configured (DATABASE_URL) or answers on
 // 127.0.0.1:5432, and on the embedded PGlite otherwise; test/support/global-setup.js says which.
-const { probeDatabase } = require('./test/support/database-probe');
+const { probeDatabase, probeRedis } = require('./test/support/database-probe');
 
 /** @nestjs/* and a few of their helpers ship only ES modules: swc turns them into CommonJS. */
 const esmPackages = [
@@ -23,6 +23,7 @@ const swc = [
 module.exports = async () => {
   const database = await probeDatabase();
   process.env.CHORUS_TEST_DATABASE = JSON.stringify(database);
+  process.env.CHORUS_TEST_REDIS_URL = (await probeRedis()) ?? '';
   return {
     rootDir: __dirname,
     testMatch: ['<rootDir>/test/**/*.spec.ts'],

@@ -22,6 +22,7 @@ export async function createApp(
     logger: options.logger ?? ['log', 'warn', 'error'],
   });
   app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
   app.use(requestId);
   app.use(jsonBody);
   await runMigrations(app.get(DataSource), database.embedded);

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiKeysService } from '../auth/api-keys.service';
+import { RequestAuthenticator } from '../auth/request-authenticator';
 import { AppError, ErrorCode } from './app-error';
 import type { ChorusRequest } from './request-context';
 
@@ -20,7 +20,7 @@ const HTTP_CODES: Record<number, ErrorCode> = {
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly keys: ApiKeysService) {}
+  constructor(private readonly authenticator: RequestAuthenticator) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const req = host.switchToHttp().getRequest<ChorusRequest>();
@@ -29,7 +29,7 @@ export class ErrorFilter implements ExceptionFilter {
     if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller) {
       // No route matched, so no guard ran: a caller without a valid key learns nothing
       // about which routes exist.
-      error = await this.keys.authorize(req.headers.authorization).then(
+      error = await this.authenticator.authenticate(req).then(
         () => error,
         (authError: unknown) => this.toAppError(authError, req),
       );

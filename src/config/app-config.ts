@@ -58,6 +58,22 @@ export class EnvironmentVariables {
   PUBLIC_BASE_URL?: string;
 
   @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds' })
+  @Min(100, { message: 'must be at least 100 milliseconds' })
+  RATE_LIMIT_WINDOW_MS: number = 60_000;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1, { message: 'must be at least 1' })
+  AUTH_FAILURE_LIMIT: number = 20;
+
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY: string = 'false';
+
+  @IsOptional()
   @Transform(toBoolean)
   @IsBoolean({ message: 'must be true or false' })
   RUN_WORKER: boolean = true;
@@ -93,6 +109,12 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** The window of the per-workspace request limits and of failed-authentication limits. */
+  rateLimitWindowMs: number;
+  /** Failed authentications one client address may make per window. */
+  authFailureLimit: number;
+  /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the client address. */
+  trustProxy: boolean | number | string;
   baseUrl: string;
   publicBaseUrl: string;
   runWorker: boolean;
@@ -104,6 +126,11 @@ export interface AppConfig {
 }
 
 export class ConfigError extends Error {}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -126,6 +153,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: vars.DATABASE_URL,
     dataDir: resolve(vars.DATA_DIR),
     redisUrl: vars.REDIS_URL,
+    rateLimitWindowMs: vars.RATE_LIMIT_WINDOW_MS,
+    authFailureLimit: vars.AUTH_FAILURE_LIMIT,
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     baseUrl,
     publicBaseUrl: stripSlash(vars.PUBLIC_BASE_URL ?? baseUrl),
     runWorker: vars.RUN_WORKER,

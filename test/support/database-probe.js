@@ -30,4 +30,15 @@ async function probeDatabase() {
   return { kind: 'embedded' };
 }
 
-module.exports = { probeDatabase };
+/** The Redis the tests may share: REDIS_URL, else one answering on 127.0.0.1:6379, else none. */
+async function probeRedis() {
+  const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const { hostname, port } = new URL(url);
+  if (await reachable(hostname, Number(port || 6379), 1000)) return url;
+  if (process.env.CHORUS_TEST_REQUIRE_REDIS === 'true') {
+    throw new Error(`CHORUS_TEST_REQUIRE_REDIS is set but no Redis answers at ${url}.`);
+  }
+  return null;
+}
+
+module.exports = { probeDatabase, probeRedis };

@@ -17,8 +17,17 @@ function startEmbeddedServer() {
 }
 
 /** A database of its own for this run: on PostgreSQL a fresh one, dropped at the end. */
+function announceRedis() {
+  process.stdout.write(
+    process.env.CHORUS_TEST_REDIS_URL
+      ? `Redis for shared rate limits: ${process.env.CHORUS_TEST_REDIS_URL}.\n`
+      : 'No Redis answers: the tests of rate limits shared through Redis are SKIPPED.\n',
+  );
+}
+
 module.exports = async () => {
   const database = JSON.parse(process.env.CHORUS_TEST_DATABASE);
+  announceRedis();
   if (database.kind === 'embedded') {
     const { child, url } = await startEmbeddedServer();
     globalThis.__chorusEmbeddedDb = child;

@@ -54,3 +54,22 @@ export class Client {
     return this.request<T>('PATCH', path, { ...options, body });
   }
 }
+
+/** A GET sent from a chosen loopback address (127.0.0.2, …), to test per-address limits. */
+export function getFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const http = require('node:http') as typeof import('node:http');
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { localAddress, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+    });
+    req.on('error', reject);
+  });
+}

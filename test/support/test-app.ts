@@ -20,9 +20,17 @@ export const testDatabaseUrl = (): string => {
 export const onEmbeddedDatabase = (): boolean =>
   JSON.parse(process.env.CHORUS_TEST_DATABASE ?? '{}').kind === 'embedded';
 
-/** The real application on a free port, on this run's test database. */
+/**
+ * The real application on a free port, on this run's test database. Failed-authentication
+ * limits are lifted unless a test sets AUTH_FAILURE_LIMIT: every test calls from 127.0.0.1.
+ */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadConfig({ ...env, BASE_URL: 'https://chorus.test', PUBLIC_BASE_URL: 'https://boards.chorus.test' });
+  const config = loadConfig({
+    AUTH_FAILURE_LIMIT: '100000',
+    BASE_URL: 'https://chorus.test',
+    PUBLIC_BASE_URL: 'https://boards.chorus.test',
+    ...env,
+  });
   const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };
   const app = await createApp(config, database, { logger: ['error'] });
   await app.listen(0, '127.0.0.1');

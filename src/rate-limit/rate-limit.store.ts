@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { ThrottlerStorage } from '@nestjs/throttler';
+import Redis from 'ioredis';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { wholeSeconds } from './rate-limit.headers';
+
+/** The state of one counter after a request was (or was not) counted. */
+export interface Tally {
+  /** Whether this request was counted (it fit within the limit). */
+  allowed: boolean;
+  /** Requests counted in the window, this one included when allowed. */
+  count: number;
+  /** Milliseconds until the oldest counted request leaves the window (the window when empty). */
+  resetInMs: number;
+}
+
+/**
+ * A sliding-window log: a request counts while it is younger than the window. Exact at the
+ * window's edges (no burst of twice the limit as with fixed windows), and a refused request
+ * is never counted.
+ */
+class MemoryWindows {
+  private readonly hits = new Map<string, number[]>();
+
+  count(key: string, limit: number, windowMs: number, add: boolean, now = Date.now()): Tally {
+    const log = (this.hits.get(key) ?? []).filter((at) => at > now - windowMs);
+    const allowed = add && log.length < limit;
+    if (allowed) log.push(now);
+    if (log.length > 0) this.hits.set(key, log);
+    else this.hits.delete(key);
+    return { allowed, count: log.length, resetInMs: log.length > 0 ? log[0] + windowMs - now : windowMs };
+  }
+
+  /** Forgets counters with nothing left in their window. */
+  sweep(windowMs: number, now = Date.now()): void {
+    for (const [key, log] of this.hits) if (log[log.length - 1] <= now - windowMs) this.hits.delete(key);
+  }
+}
+
+// The same algorithm in Redis, atomically, on Redis's clock so that every instance agrees.
+const SLIDING_WINDOW = `
+local key, limit, window, add = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3] == '1'
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if add and count < limit then
+  redis.call('ZADD', key, now, now .. ':' .. ARGV[4])
+  redis.call('PEXPIRE', key, window)
+  count = count + 1
+  allowed = 1
+end
+local reset = window
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return { allowed, count, reset }`;
+
+/**
+ * Rate-limit counters: in Redis when REDIS_URL is set, so that every instance shares them;
+ * in this process otherwise. When Redis cannot be reached, counting falls back to this
+ * process (logged once), and goes back to Redis by itself when it answers again.
+ */
+@Injectable()
+export class RateLimitStore implements ThrottlerStorage, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimits');
+  private readonly memory = new MemoryWindows();
+  private readonly redis: Redis | null;
+  private redisFailing = false;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.redis = config.redisUrl
+      ? new Redis(config.redisUrl, {
+          // Fail fast while disconnected instead of queueing: a request must not wait on Redis.
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          commandTimeout: 500,
+          connectTimeout: 2_000,
+          retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+          lazyConnect: false,
+        })
+      : null;
+    this.redis?.on('error', () => {}); // reported through fallBack(), once per outage
+    this.redis?.defineCommand('chorusWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });
+    this.sweeper = setInterval(() => this.memory.sweep(config.rateLimitWindowMs), config.rateLimitWindowMs);
+    this.sweeper.unref();
+  }
+
+  /** Counts a request against `key` if it fits within `limit`. */
+  take(key: string, limit: number): Promise<Tally> {
+    return this.count(key, limit, true);
+  }
+
+  /** The counter's state, without counting anything. */
+  peek(key: string, limit: number): Promise<Tally> {
+    return this.count(key, limit, false);
+  }
+
+  /** For @nestjs/throttler: `ttl` is the configured window; a refused request is not counted. */
+  async increment(key: string, _ttl: number, limit: number): ReturnType<ThrottlerStorage['increment']> {
+    const tally = await this.take(key, limit);
+    const resetIn = wholeSeconds(tally.resetInMs);
+    return { totalHits: tally.count, timeToExpire: resetIn, isBlocked: !tally.allowed, timeToBlockExpire: resetIn };
+  }
+
+  private async count(key: string, limit: number, add: boolean): Promise<Tally> {
+    const windowMs = this.config.rateLimitWindowMs;
+    if (this.redis) {
+      try {
+        const [allowed, count, resetInMs] = (await (this.redis as any).chorusWindow(
+          `chorus:rl:${key}`,
+          limit,
+          windowMs,
+          add ? '1' : '0',
+          randomBytes(6).toString('hex'),
+        )) as [number, number, number];
+        if (this.redisFailing) {
+          this.redisFailing = false;
+          this.logger.log('Redis answers again: rate limits are shared across instances again.');
+        }
+        return { allowed: allowed === 1, count, resetInMs };
+      } catch (error) {
+        if (!this.redisFailing) {
+          this.redisFailing = true;
+          this.logger.warn(
+            `Redis is unreachable (${(error as Error).message}): counting rate limits in this instance until it is back.`,
+          );
+        }
+      }
+    }
+    return this.memory.count(key, limit, windowMs, add);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    if (this.redis) this.redis.disconnect();
+  }
+}
