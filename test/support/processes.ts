@@ -18,7 +18,10 @@ export function freePort(): Promise<number> {
 
 export interface Running {
   child: ChildProcess;
+  /** stdout and stderr together, as a person at the terminal sees them. */
   output(): string;
+  stdout(): string;
+  stderr(): string;
   /** Resolves with the output once `pattern` appears in it. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Sends a signal and resolves with the exit code. */
@@ -33,12 +36,16 @@ export function runBuilt(script: string, args: string[], env: Record<string, str
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => ((output += chunk), (stdout += chunk)));
+  child.stderr!.on('data', (chunk) => ((output += chunk), (stderr += chunk)));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const started = Date.now();
@@ -65,5 +72,5 @@ export function runBuilt(script: string, args: string[], env: Record<string, str
 export async function runToEnd(script: string, args: string[], env: Record<string, string | undefined>) {
   const running = runBuilt(script, args, env);
   const code = await new Promise<number | null>((resolve) => running.child.once('exit', resolve));
-  return { code, output: running.output() };
+  return { code, output: running.output(), stdout: running.stdout(), stderr: running.stderr() };
 }

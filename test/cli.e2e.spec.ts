@@ -1,0 +1,109 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { uniqueSlug } from './support/factories';
+import { Client } from './support/http';
+import { ROOT, runToEnd } from './support/processes';
+import { startTestApp, testDatabaseUrl, TestApp } from './support/test-app';
+
+/** The operator's CLI, as built, against this run's database; its effects seen through the API. */
+describe('chorus CLI', () => {
+  let t: TestApp;
+  const env = () => ({ DATABASE_URL: testDatabaseUrl() });
+
+  const cli = (...args: string[]) => runToEnd('cli', args, env());
+
+  /** Runs a --json command: stdout must be exactly one JSON object. */
+  async function cliJson(...args: string[]) {
+    const result = await runToEnd('cli', [...args, '--json'], env());
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    return JSON.parse(lines[0]);
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('Build first: npm run build');
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('sets up a workspace whose key works, and changes plan, boards and keys as the API then shows', async () => {
+    const slug = uniqueSlug('cli');
+    const workspace = await cliJson('workspace', 'create', '--name', 'CLI Co', '--slug', slug, '--plan', 'pro');
+    expect(workspace).toEqual({ id: expect.any(String), slug, plan: 'pro' });
+
+    const member = await cliJson('member', 'add', '--workspace', slug, '--name', 'Mia Member', '--email', 'mia@cli.example');
+    expect(member).toEqual({ id: expect.any(String) });
+    const key = await cliJson('key', 'create', '--workspace', slug, '--member', 'MIA@cli.example');
+    expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^chorus_key_[0-9A-Za-z]{40}$/) });
+
+    const board = await cliJson(
+      'board', 'create', '--workspace', slug, '--slug', 'roadmap', '--name', 'Roadmap',
+      '--description', 'What comes next', '--private', '--no-notify-voters',
+    );
+    expect(board).toEqual({ id: expect.any(String), slug: 'roadmap' });
+    const boardList = await cliJson('board', 'list', '--workspace', slug);
+    expect(boardList.data).toEqual([
+      { id: board.id, slug: 'roadmap', name: 'Roadmap', public: false, notify_voters: false },
+    ]);
+
+    const api = new Client(t.baseUrl, key.key);
+    const boards = await api.get('/api/v1/boards');
+    expect(boards.status).toBe(200);
+    expect(boards.body.data).toEqual([
+      expect.objectContaining({ id: board.id, slug: 'roadmap', description: 'What comes next', public: false }),
+    ]);
+    const post = await api.post('/api/v1/posts', { board: 'roadmap', title: 'Made with a CLI key' });
+    expect(post.body.data.author).toEqual({ name: 'Mia Member' });
+
+    expect(await cliJson('workspace', 'set-plan', '--workspace', slug, '--plan', 'free')).toEqual({
+      id: workspace.id,
+      slug,
+      plan: 'free',
+    });
+    expect((await api.get('/api/v1/boards')).status).toBe(403);
+    await cliJson('workspace', 'set-plan', '--workspace', slug, '--plan', 'business');
+    expect((await api.get('/api/v1/boards')).status).toBe(200);
+
+    const keys = await cliJson('key', 'list', '--workspace', slug);
+    expect(keys.data).toEqual([expect.objectContaining({ id: key.id, revoked_at: null })]);
+    expect(JSON.stringify(keys)).not.toContain(key.key);
+    expect(await cliJson('key', 'revoke', '--id', key.id)).toEqual({ id: key.id, revoked: true });
+    expect((await api.get('/api/v1/boards')).status).toBe(401);
+
+    const workspaces = await cliJson('workspace', 'list');
+    expect(workspaces.data).toContainEqual({ id: workspace.id, slug, name: 'CLI Co', plan: 'business' });
+    const members = await cliJson('member', 'list', '--workspace', slug);
+    expect(members.data).toEqual([{ id: member.id, name: 'Mia Member', email: 'mia@cli.example' }]);
+  });
+
+  it('explains refusals on stderr with a non-zero exit and nothing on stdout', async () => {
+    const slug = uniqueSlug('dup');
+    await cliJson('workspace', 'create', '--name', 'Dup', '--slug', slug, '--plan', 'pro');
+    const duplicate = await runToEnd('cli', ['workspace', 'create', '--name', 'Dup', '--slug', slug, '--plan', 'pro', '--json'], env());
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toMatch(/already exists/);
+    expect(duplicate.stdout).toBe('');
+
+    const badPlan = await cli('workspace', 'create', '--name', 'X', '--slug', uniqueSlug('x'), '--plan', 'gold');
+    expect(badPlan.code).toBe(2);
+    expect(badPlan.stdout).toBe('');
+    expect(badPlan.stderr).toMatch(/--plan must be one of free, pro, business/);
+
+    const missing = await cli('key', 'create', '--workspace', slug);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/--member is required/);
+
+    const unknownMember = await cli('key', 'create', '--workspace', slug, '--member', 'nobody@x.example');
+    expect(unknownMember.code).toBe(1);
+    expect(unknownMember.stdout).toBe('');
+    expect(unknownMember.stderr).toMatch(/No such member/);
+
+    const unknown = await cli('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/Usage: chorus/);
+  });
+});
