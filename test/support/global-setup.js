@@ -32,7 +32,8 @@ module.exports = async () => {
     const { child, url } = await startEmbeddedServer();
     globalThis.__chorusEmbeddedDb = child;
     process.env.CHORUS_TEST_DATABASE_URL = url;
-    process.stdout.write('\nTests run on: the embedded PGlite database (no PostgreSQL was configured or reachable).\n');
+    const why = process.env.CHORUS_TEST_EMBEDDED === 'true' ? 'CHORUS_TEST_EMBEDDED=true' : 'no PostgreSQL was configured or reachable';
+    process.stdout.write(`\nTests run on: the embedded PGlite database (${why}).\n`);
     return;
   }
   const name = `chorus_test_${Date.now()}_${process.pid}`;
