@@ -1,0 +1,277 @@
+/**
+ * GET /api/v1/posts on a large workspace: seeds BENCH_POSTS posts (default 1,000,000) plus a
+ * second workspace with a tenth as many, prints the EXPLAIN (ANALYZE, BUFFERS) plan of the SQL
+ * that PostsService.list() really sends for each case, checks which indexes it uses, then times
+ * real HTTP requests. `npm run bench:list`; BENCH_DATABASE_URL names the server,
+ * BENCH_KEEP=true keeps (and reuses, when already seeded) the database `chorus_bench`.
+ */
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { BoardsService } from '../../src/boards/boards.service';
+import { createApp } from '../../src/app';
+import { loadConfig } from '../../src/config/app-config';
+import { PostFilter, PostsService } from '../../src/posts/posts.service';
+import { WorkspacesService } from '../../src/workspaces/workspaces.service';
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'chorus_bench';
+const N = Number(process.env.BENCH_POSTS ?? 1_000_000);
+const KEEP = process.env.BENCH_KEEP === 'true';
+const REQUESTS = 50;
+const WARMUP = 5;
+const RARE_WORD = 'zeppelin'; // appended to ~0.1% of bodies; no other word shares its trigrams
+const COMMON_WORDS = 'dashboard export'; // two of the most frequent words of WORDS
+// Picked with a skew (earlier words are more frequent), so some words are in a third of posts.
+const WORDS = `please would love dashboard could option export when users should team page
+  settings email report filter search mobile slack notification integration api webhook login sso
+  dark mode view list board status roadmap changelog comment reply vote chart calendar sync import
+  csv user permission role billing invoice slow error crash button profile password reset upload
+  file image customer project task label tag sort order grid table column row default custom
+  field template theme color font language translation timezone date format keyboard shortcut link
+  share public private access admin workspace account subscription plan trial limit quota
+  performance loading browser firefox safari chrome android iphone tablet offline backup restore
+  history audit log security privacy gdpr delete archive merge duplicate bulk edit undo draft
+  preview print pdf markdown editor embed widget analytics metrics goal priority deadline reminder
+  alert digest weekly daily zapier jira github salesforce hubspot intercom zendesk teams discord`
+  .split(/\s+/)
+  .filter(Boolean);
+const BOARDS = ['ideas', 'bugs', 'integrations', 'mobile', 'internal']; // picked 40/25/15/12/8 %
+
+interface Case {
+  name: string;
+  query: Record<string, string>;
+  expect: string[]; // indexes the plan must use
+  requests?: number; // timed requests, when not REQUESTS
+}
+const CASES: Case[] = [
+  { name: 'a new', query: {}, expect: ['posts_new_all_idx'] },
+  { name: 'b top', query: { sort: 'top' }, expect: ['posts_top_all_idx'] },
+  { name: 'c board new', query: { board: 'integrations' }, expect: ['posts_new_board_idx'] },
+  { name: 'd board+status top', query: { board: 'bugs', status: 'planned', sort: 'top' }, expect: ['posts_top_board_status_idx'] },
+  { name: 'e status new', query: { status: 'in_progress' }, expect: ['posts_new_status_idx'] },
+  { name: 'f q rare', query: { q: RARE_WORD }, expect: ['posts_title_trgm_idx', 'posts_body_trgm_idx'] },
+  { name: 'g q 2 common', query: { q: COMMON_WORDS }, expect: ['posts_new_all_idx'] },
+  { name: 'h offset 10000', query: { offset: '10000' }, expect: ['posts_new_all_idx'] },
+  // Not in the brief's list: pg_trgm extracts no trigram from a term under 3 characters, so a
+  // rare short term walks every post of the workspace. Expected to fail until that is handled.
+  { name: 'i q 2-char rare', query: { q: 'ux' }, expect: ['posts_title_trgm_idx'], requests: 5 },
+];
+
+const log = (...args: unknown[]) => console.log(...args);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** Random in [0, 1) from (g, salt): deterministic, so every seed is the same data. */
+const rnd = (expr: string, salt: number) => `((hashint8extended(${expr}, ${salt}) & 2147483647)::float8 / 2147483648)`;
+const words = (count: string, salt: number) =>
+  `(SELECT string_agg(($1::text[])[1 + floor(array_length($1::text[], 1) * power(${rnd('g * 64 + i', salt)}, 1.6))::int], ' ')
+      FROM generate_series(1, ${count}) i)`;
+
+/**
+ * Posts g = from..to of the whole id range; every 11th goes to the second workspace, so ids
+ * of both interleave like in a shared table. $2..$7: workspaces, boards and authors.
+ */
+const INSERT_POSTS = `
+  INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, votes, comments_count,
+                     pinned, merged_into_id, author_id, created_at, updated_at)
+  SELECT ws, g, boards[CASE WHEN r1 < .40 THEN 1 WHEN r1 < .65 THEN 2 WHEN r1 < .80 THEN 3 WHEN r1 < .92 THEN 4 ELSE 5 END],
+         title, body || CASE WHEN ${rnd('g', 8)} < .001 THEN ' ${RARE_WORD}' ELSE '' END,
+         CASE WHEN r4 < .6 THEN 'feature' WHEN r4 < .85 THEN 'bug' ELSE 'improvement' END,
+         CASE WHEN merged IS NOT NULL THEN 'closed' WHEN r2 < .50 THEN 'open' WHEN r2 < .65 THEN 'planned'
+              WHEN r2 < .75 THEN 'in_progress' WHEN r2 < .90 THEN 'done' ELSE 'closed' END,
+         1 + floor(power(r3, 6) * 2000)::int,  -- ~28% have 1 vote: many ties
+         floor(power(r4, 3) * 20)::int, r6 < .0005, merged, authors[1 + (g / 11) % array_length(authors, 1)],
+         created, least(now(), created + r6 * interval '30 days')
+    FROM (SELECT g, ws, boards, authors, r1, r2, r3, r4, r6,
+                 upper(left(t, 1)) || substr(t, 2) AS title, b || '.' AS body,
+                 CASE WHEN (g / 11) % 50 = 3 AND g > 11 * 8 THEN g - 11 * (1 + g % 7) END AS merged, -- 2%
+                 -- two years, roughly in id order, to the minute; every 100th on the hour: ties
+                 date_trunc(CASE WHEN g % 100 = 0 THEN 'hour' ELSE 'minute' END,
+                   least(now(), now() - interval '2 years' + (g::float8 / $8) * interval '2 years'
+                                + (r5 - .5) * interval '6 hours')) AS created
+            FROM (SELECT g, ${words('3 + (g % 6)::int', 7)} AS t, ${words('12 + (g % 29)::int', 9)} AS b,
+                         CASE WHEN g % 11 = 0 THEN $3::uuid ELSE $2::uuid END AS ws,
+                         CASE WHEN g % 11 = 0 THEN $5::uuid[] ELSE $4::uuid[] END AS boards,
+                         CASE WHEN g % 11 = 0 THEN $7::uuid[] ELSE $6::uuid[] END AS authors,
+                         ${rnd('g', 1)} AS r1, ${rnd('g', 2)} AS r2, ${rnd('g', 3)} AS r3,
+                         ${rnd('g', 4)} AS r4, ${rnd('g', 5)} AS r5, ${rnd('g', 6)} AS r6
+                    FROM generate_series($9::bigint, $10::bigint) g) s) p`;
+
+async function main() {
+  const admin = new Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  const dbUrl = withDb(SERVER_URL, DB_NAME);
+  const exists = (await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [DB_NAME])).rowCount === 1;
+  let seeded = false;
+  if (exists && KEEP) {
+    const probe = new Client({ connectionString: dbUrl });
+    await probe.connect();
+    seeded = await probe
+      .query(`SELECT count(*)::int AS n FROM posts p JOIN workspaces w ON w.id = p.workspace_id WHERE w.slug = 'bench'`)
+      .then((r) => r.rows[0].n === N, () => false);
+    await probe.end();
+  }
+  if (!seeded) {
+    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  }
+  log(`database ${DB_NAME}: ${seeded ? `reused (already holds ${N} posts)` : 'created'}`);
+
+  // The real app. The 1 s rate-limit window keeps the bench under the business plan's limit;
+  // a 429 is still retried after Retry-After, and such waits are not timed.
+  const config = loadConfig({ DATABASE_URL: dbUrl, BASE_URL: 'https://chorus.bench', RUN_WORKER: 'false', RATE_LIMIT_WINDOW_MS: '1000' });
+  const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['error'] });
+  await app.listen(0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const dataSource = app.get(DataSource);
+  const workspaces = app.get(WorkspacesService);
+
+  // Workspaces, members and boards as test/support/factories.ts makes them (business plan).
+  const setUp = async (slug: string, people: number) => {
+    const ws = await workspaces.create({ name: `Bench ${slug}`, slug, plan: 'business' });
+    await workspaces.addPerson(ws.id, { kind: 'member', name: 'Olive Owner', email: `owner@${slug}.example` });
+    for (const board of BOARDS) await app.get(BoardsService).create(slug, { slug: board, name: board, public: board !== 'internal' });
+    await dataSource.query(
+      `INSERT INTO people (workspace_id, kind, name, email)
+       SELECT $1, 'user', 'User ' || i, 'user' || i || '@' || $2 || '.example' FROM generate_series(1, $3) i`,
+      [ws.id, slug, people],
+    );
+  };
+  const ids = async (slug: string) => {
+    const [row] = await dataSource.query(
+      `SELECT w.id, (SELECT array_agg(id ORDER BY array_position($2::text[], slug)) FROM boards WHERE workspace_id = w.id) AS boards,
+              (SELECT array_agg(id) FROM people WHERE workspace_id = w.id) AS authors,
+              (SELECT id FROM people WHERE workspace_id = w.id AND kind = 'member') AS member
+         FROM workspaces w WHERE w.slug = $1`,
+      [slug, BOARDS],
+    );
+    return row as { id: string; boards: string[]; authors: string[]; member: string };
+  };
+
+  const db = new Client({ connectionString: dbUrl });
+  await db.connect();
+  if (!seeded) {
+    await setUp('bench', 500);
+    await setUp('bench-other', 50);
+    const [main, other] = [await ids('bench'), await ids('bench-other')];
+    const total = N + Math.floor(N / 10); // every 11th post is the other workspace's
+    const started = performance.now();
+    await db.query(`SET maintenance_work_mem = '1GB'; SET max_parallel_maintenance_workers = 2; SET synchronous_commit = off`);
+    // Bulk load: drop posts' secondary indexes and rebuild them afterwards from their own
+    // definitions (pg_indexes), which is much faster than maintaining 10 indexes row by row.
+    const { rows: indexes } = await db.query(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'posts' AND indexname <> 'posts_pkey'`,
+    );
+    for (const { indexname } of indexes) await db.query(`DROP INDEX ${indexname}`);
+    const chunk = Math.ceil(total / 4);
+    for (let from = 1; from <= total; from += chunk) {
+      const to = Math.min(total, from + chunk - 1);
+      await db.query(INSERT_POSTS, [WORDS, main.id, other.id, main.boards, other.boards, main.authors, other.authors, total, from, to]);
+      log(`  posts ${from}..${to} inserted (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    }
+    for (const { indexname, indexdef } of indexes) {
+      const t = performance.now();
+      await db.query(indexdef);
+      log(`  ${indexname} built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    }
+    await db.query(`SELECT setval('posts_id_seq', (SELECT max(id) FROM posts))`);
+    await db.query(`VACUUM ANALYZE posts`);
+    await db.query(`ANALYZE people, boards, workspaces`); // autovacuum may be off, or not have run yet
+    log(`seeded ${total} posts (${N} + ${total - N}) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const stats = await db.query(
+    `SELECT w.slug, count(*)::int AS posts, count(*) FILTER (WHERE p.body ILIKE '%${RARE_WORD}%')::int AS rare,
+            count(*) FILTER (WHERE p.merged_into_id IS NOT NULL)::int AS merged,
+            count(DISTINCT p.created_at)::int AS distinct_created, count(DISTINCT p.votes)::int AS distinct_votes
+       FROM posts p JOIN workspaces w ON w.id = p.workspace_id GROUP BY w.slug ORDER BY w.slug`,
+  );
+  console.table(stats.rows);
+  const size = await db.query(`SELECT pg_size_pretty(pg_table_size('posts')) AS t, pg_size_pretty(pg_indexes_size('posts')) AS i`);
+  log(`posts: table ${size.rows[0].t}, indexes ${size.rows[0].i}`);
+
+  const main = await ids('bench');
+  const actor = { workspaceId: main.id, workspaceSlug: 'bench', personId: main.member };
+  const { key } = await app.get(ApiKeysService).create('bench', 'owner@bench.example');
+
+  // The exact SQL and parameters of PostsService.list(): call the real method while
+  // recording what it hands to DataSource.query.
+  const posts = app.get(PostsService);
+  const captureList = async (filter: PostFilter) => {
+    const sent: { sql: string; params: unknown[] }[] = [];
+    const query = dataSource.query.bind(dataSource);
+    dataSource.query = ((sql: string, params?: unknown[], runner?: never) => {
+      sent.push({ sql, params: params ?? [] });
+      return query(sql, params, runner);
+    }) as DataSource['query'];
+    try {
+      await posts.list(actor, filter);
+    } finally {
+      dataSource.query = query;
+    }
+    return sent.find((s) => s.sql.includes('FROM posts p WHERE'))!;
+  };
+
+  const results: Record<string, string | number>[] = [];
+  for (const c of CASES) {
+    const q = c.query;
+    const listed = await captureList({
+      board: q.board, status: q.status as PostFilter['status'], q: q.q, sort: (q.sort ?? 'new') as PostFilter['sort'],
+      includeMerged: false, limit: 25, offset: Number(q.offset ?? 0),
+    });
+    const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${listed.sql}`, listed.params)).rows.map((r) => r['QUERY PLAN'] as string);
+    const used = [...new Set(plan.flatMap((l) => [...l.matchAll(/Index (?:Only )?Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1])))];
+    const missing = c.expect.filter((i) => !used.includes(i));
+    const execMs = Number(/Execution Time: ([\d.]+)/.exec(plan.join('\n'))?.[1]);
+    log(`\n=== ${c.name}  ${JSON.stringify(q)}  params ${JSON.stringify(listed.params)}`);
+    log(plan.join('\n'));
+    log(missing.length ? `!! expected ${missing.join(', ')}; plan used ${used.join(', ') || 'no index'}` : `ok: uses ${c.expect.join(', ')}`);
+
+    // Real HTTP requests, sequential.
+    const url = `${baseUrl}/api/v1/posts?${new URLSearchParams(q)}`;
+    const times: number[] = [];
+    let rows = 0;
+    let limited = 0;
+    const requests = c.requests ?? REQUESTS;
+    for (let i = 0; i < WARMUP + requests; i++) {
+      const t = performance.now();
+      const res = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+      const body = (await res.json()) as { data: unknown[] };
+      const ms = performance.now() - t;
+      if (res.status === 429) {
+        limited++;
+        await sleep(1000 * Number(res.headers.get('retry-after') ?? 1));
+        i--;
+        continue;
+      }
+      if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
+      rows = body.data.length;
+      if (i >= WARMUP) times.push(ms);
+    }
+    times.sort((x, y) => x - y);
+    results.push({
+      case: c.name, 'plan ok': missing.length ? 'NO' : 'yes', indexes: used.filter((i) => i.startsWith('posts_') && i !== 'posts_pkey').join(' + '),
+      'explain ms': execMs, rows, 'p50 ms': +pct(times, 50).toFixed(1), 'p95 ms': +pct(times, 95).toFixed(1),
+      'max ms': +times[times.length - 1].toFixed(1), ...(limited ? { '429s': limited } : {}),
+    });
+  }
+
+  log(`\nSummary: ${N} posts in workspace "bench" (+ ${Math.floor(N / 10)} elsewhere); per case ${WARMUP} warm-up, then ${REQUESTS} timed sequential requests (case i: 5)`);
+  console.table(results);
+
+  await db.end();
+  await app.close();
+  if (!KEEP) await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.end();
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
