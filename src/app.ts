@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
-import { jsonBody, requestId } from './common/http-middleware';
+import { jsonBody, queryValues, requestId } from './common/http-middleware';
 import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
 
@@ -25,6 +25,7 @@ export async function createApp(
   app.set('trust proxy', config.trustProxy);
   app.use(requestId);
   app.use(jsonBody);
+  app.use(queryValues);
   await runMigrations(app.get(DataSource), database.embedded);
   return app;
 }

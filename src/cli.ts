@@ -152,8 +152,13 @@ async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
-  const name = positionals.slice(0, 2).join(' ');
-  const command = COMMANDS[name] ?? COMMANDS[positionals[0] ?? ''];
+  const words = Object.hasOwn(COMMANDS, positionals.slice(0, 2).join(' ')) ? 2 : 1;
+  const name = positionals.slice(0, words).join(' ');
+  const command: Command | undefined = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command && positionals.length > words) {
+    process.stderr.write(`Unexpected argument: ${positionals[words]}\n\n${USAGE}\n`);
+    return 2;
+  }
   if (values.help || !command) {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
@@ -184,4 +189,7 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-run(process.argv.slice(2)).then((code) => process.exit(code), exitOnStartupError);
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => exitOnStartupError(error, 'The command failed'),
+);

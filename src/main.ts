@@ -20,9 +20,14 @@ async function main(): Promise<void> {
     const stop = async () => {
       if (stopping) return;
       stopping = true;
-      await app.close();
-      await database.close();
-      process.exit(0);
+      try {
+        await app.close();
+        await database.close();
+        process.exit(0);
+      } catch (error) {
+        new Logger('Chorus').error(`Shutdown failed: ${(error as Error).stack}`);
+        process.exit(1);
+      }
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

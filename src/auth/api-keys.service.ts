@@ -42,7 +42,7 @@ export class ApiKeysService {
 
   async revoke(id: string): Promise<void> {
     const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ id }) : null;
-    if (!key) throw AppError.notFound(`key ${id}`);
+    if (!key) throw new AppError('not_found', `No API key with id ${id}.`);
     if (!key.revokedAt) await this.keys.update({ workspaceId: key.workspaceId, id }, { revokedAt: new Date() });
   }
 

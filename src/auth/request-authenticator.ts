@@ -1,10 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
 import { AppError } from '../common/app-error';
 import type { Caller, ChorusRequest } from '../common/request-context';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { rateLimited, wholeSeconds } from '../rate-limit/rate-limit.headers';
 import { RateLimitStore } from '../rate-limit/rate-limit.store';
 import { ApiKeysService } from './api-keys.service';
+
+/** The client's address; for IPv6 its /64, since one host can use a whole /64. */
+function clientNetwork(ip: string | undefined): string {
+  if (!ip || !ipaddr.isValid(ip)) return 'unknown';
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${(address as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
+}
 
 /**
  * Authenticates an API request, and slows down key guessing: a client address that failed
@@ -19,7 +28,7 @@ export class RequestAuthenticator {
   ) {}
 
   async authenticate(req: ChorusRequest): Promise<Caller> {
-    const failures = `authfail:${req.ip ?? 'unknown'}`;
+    const failures = `authfail:${clientNetwork(req.ip)}`;
     const limit = this.config.authFailureLimit;
     const before = await this.limits.peek(failures, limit);
     if (before.count >= limit) throw this.tooManyFailures(before.resetInMs);

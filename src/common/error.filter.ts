@@ -1,15 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
 import { RequestAuthenticator } from '../auth/request-authenticator';
+import { WorkspaceRateLimiter } from '../rate-limit/workspace-rate-limiter';
 import { AppError, ErrorCode } from './app-error';
 import type { ChorusRequest } from './request-context';
 
+/** Nest's own exceptions (the router's, the body parser's): by status; other 4xx are invalid_request. */
 const HTTP_CODES: Record<number, ErrorCode> = {
-  400: 'invalid_request',
-  401: 'unauthorized',
-  403: 'plan_required',
   404: 'not_found',
-  405: 'not_found',
   409: 'conflict',
   413: 'payload_too_large',
   429: 'rate_limited',
@@ -20,19 +18,25 @@ const HTTP_CODES: Record<number, ErrorCode> = {
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly authenticator: RequestAuthenticator) {}
+  constructor(
+    private readonly authenticator: RequestAuthenticator,
+    private readonly limiter: WorkspaceRateLimiter,
+  ) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const req = host.switchToHttp().getRequest<ChorusRequest>();
     const res = host.switchToHttp().getResponse<Response>();
     let error = this.toAppError(exception, req);
     if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller) {
-      // No route matched, so no guard ran: a caller without a valid key learns nothing
-      // about which routes exist.
-      error = await this.authenticator.authenticate(req).then(
-        () => error,
-        (authError: unknown) => this.toAppError(authError, req),
-      );
+      // No route matched, so no guard ran: authenticate and count the request as they would,
+      // so that a caller without a valid key learns nothing about which routes exist.
+      error = await this.authenticator
+        .authenticate(req)
+        .then(() => this.limiter.apply(req, res))
+        .then(
+          () => error,
+          (guardError: unknown) => this.toAppError(guardError, req),
+        );
     }
     if (error.status >= 500) {
       this.logger.error(
@@ -48,10 +52,13 @@ export class ErrorFilter implements ExceptionFilter {
 
   private toAppError(exception: unknown, req: ChorusRequest): AppError {
     if (exception instanceof AppError) return exception;
-    if (exception instanceof HttpException) {
-      const code = HTTP_CODES[exception.getStatus()];
-      if (code === 'not_found') return new AppError('not_found', `No route for ${req.method} ${req.path}.`);
-      if (code) return new AppError(code, exception.message);
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      const code = HTTP_CODES[exception.getStatus()] ?? 'invalid_request';
+      // A path segment that is not valid percent-encoding names nothing.
+      if (code === 'not_found' || exception.message.startsWith('Failed to decode param')) {
+        return new AppError('not_found', `No route for ${req.method} ${req.path}.`);
+      }
+      return new AppError(code, exception.message);
     }
     return new AppError(
       'server_error',

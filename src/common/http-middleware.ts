@@ -6,6 +6,13 @@ import type { ChorusRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
+/** Query values are checked like bodies: a NUL or a lone surrogate never reaches the database. */
+export function queryValues(req: ChorusRequest, _res: Response, next: NextFunction): void {
+  const problem = valueProblem(req.query, 'body');
+  if (problem) req.bodyError = problem;
+  next();
+}
+
 /** Gives every request an id, answered in the `Request-Id` header and written in logs. */
 export function requestId(req: ChorusRequest, res: Response, next: NextFunction): void {
   req.id = `req_${randomBytes(12).toString('base64url')}`;
@@ -17,6 +24,31 @@ const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json$/i;
 const hasBody = (req: ChorusRequest) =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+const MAX_DEPTH = 32;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The first problem in a parsed value that PostgreSQL or our validation cannot take: NUL
+ * characters and lone surrogates in strings, nesting deeper than 32, prototype keys.
+ */
+export function valueProblem(value: unknown, path: string, depth = 0): AppError | null {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return AppError.invalid(path, 'must not contain NUL characters');
+    if (!value.isWellFormed()) return AppError.invalid(path, 'must be valid Unicode text');
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (depth >= MAX_DEPTH) return AppError.invalid(path, `is nested more than ${MAX_DEPTH} levels deep`);
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  for (const [key, child] of entries) {
+    const childPath = path === 'body' ? key : `${path}.${key}`;
+    if (FORBIDDEN_KEYS.has(key)) return AppError.invalid(childPath, 'is not allowed');
+    const problem = valueProblem(child, childPath, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
 
 const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
 
@@ -48,6 +80,12 @@ export function jsonBody(req: ChorusRequest, res: Response, next: NextFunction):
     } else if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       req.body = {};
       req.bodyError = AppError.invalid('body', 'must be a JSON object');
+    } else {
+      const problem = valueProblem(req.body, 'body');
+      if (problem) {
+        req.body = {};
+        req.bodyError = problem;
+      }
     }
     next();
   });

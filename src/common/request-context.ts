@@ -13,6 +13,6 @@ export interface Caller {
 export interface ChorusRequest extends Request {
   id: string;
   caller?: Caller;
-  /** A problem with the body found while parsing it, raised only after authentication. */
+  /** A problem with the body or query found while parsing it, raised only after authentication. */
   bodyError?: import('./app-error').AppError;
 }

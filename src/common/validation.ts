@@ -10,10 +10,6 @@ export const codePoints = (text: string): number => {
   return count;
 };
 
-/** Cuts a string to at most `max` code points. */
-export const cutCodePoints = (text: string, max: number): string =>
-  codePoints(text) <= max ? text : Array.from(text).slice(0, max).join('');
-
 /** Trims strings before validation; leaves other types for the type check to refuse. */
 export const Trim = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 

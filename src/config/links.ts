@@ -4,8 +4,8 @@ import { APP_CONFIG, AppConfig } from './app-config';
 /** The title slug of a post URL: lower-case ASCII letters and digits joined by single dashes. */
 export function titleSlug(title: string): string {
   return title
+    .replace(/[^A-Za-z0-9]+/g, '-')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)
     .replace(/-+$/, '');

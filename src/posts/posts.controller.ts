@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
+import { toPage } from '../common/page.query';
 import { PostIdPipe } from '../common/post-id.pipe';
 import type { Caller } from '../common/request-context';
 import { BodyValidation, QueryValidation } from '../common/validation';
@@ -21,8 +22,7 @@ export class PostsController {
       q: query.q,
       sort: query.sort ?? 'new',
       includeMerged: query.include_merged === 'true',
-      limit: query.limit === undefined ? 25 : Number(query.limit),
-      offset: query.offset === undefined ? 0 : Number(query.offset),
+      ...toPage(query),
     });
   }
 

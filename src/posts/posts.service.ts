@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { BoardsService } from '../boards/boards.service';
 import { AppError } from '../common/app-error';
+import { pageOf } from '../common/page.query';
 import type { Caller } from '../common/request-context';
 import { Links } from '../config/links';
 import { EventsService } from '../webhooks/events.service';
@@ -79,9 +80,8 @@ export class PostsService {
                    ORDER BY ${ORDER[filter.sort]}
                    LIMIT $${params.length - 1} OFFSET $${params.length})`;
     const rows: PostRow[] = await this.db.query(`${postSelect(page)} ORDER BY ${ORDER[filter.sort]}`, params);
-    const hasMore = rows.length > filter.limit;
-    const data = rows.slice(0, filter.limit).map((row) => toPostResponse(row, actor.workspaceSlug, this.links));
-    return { data, has_more: hasMore, next_offset: hasMore ? filter.offset + data.length : null };
+    const posts = rows.map((row) => toPostResponse(row, actor.workspaceSlug, this.links));
+    return pageOf(posts, filter);
   }
 
   async get(actor: Actor, id: number, manager: EntityManager = this.db.manager): Promise<PostResponse> {
@@ -189,14 +189,21 @@ export class PostsService {
     });
   }
 
-  /** Adds a person's vote to a post (once per person) and recounts it. */
+  /**
+   * Adds a person's vote to a post (once per person) and recounts it. A vote for a merged
+   * post goes to the post it was merged into.
+   */
   async vote(workspaceId: string, postId: number, personId: string): Promise<void> {
     await this.db.transaction(async (manager) => {
+      const post = (await this.lock(manager, workspaceId, [postId])).get(postId);
+      if (!post) throw AppError.notFound('post');
+      const target = post.mergedIntoId ?? post.id;
+      if (target !== post.id) await this.lock(manager, workspaceId, [target]);
       await manager.query(
         `INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [workspaceId, postId, personId],
+        [workspaceId, target, personId],
       );
-      await this.recountVotes(manager, workspaceId, postId);
+      await this.recountVotes(manager, workspaceId, target);
     });
   }
 

@@ -1,37 +1,22 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type { ExecutionContext } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import type { ChorusRequest } from '../common/request-context';
-import { PLANS, isPlan } from '../workspaces/plans';
 import { RateLimitStore } from './rate-limit.store';
+import { WorkspaceRateLimiter } from './workspace-rate-limiter';
 import { WorkspaceThrottlerGuard } from './workspace-throttler.guard';
 
-const planLimit = (context: ExecutionContext): number => {
-  const plan = context.switchToHttp().getRequest<ChorusRequest>().caller?.plan;
-  return isPlan(plan) ? PLANS[plan].requestsPerMinute : 0;
-};
-
-@Module({
-  providers: [RateLimitStore],
-  exports: [RateLimitStore],
-})
-class RateLimitStoreModule {}
-
-/** Request limits per workspace and plan, and failed-authentication limits per address. */
+/**
+ * Request limits per workspace and plan, and failed-authentication limits per address. The
+ * counters live in RateLimitStore (Redis or this process); the throttler's own storage is unused.
+ */
 @Module({
   imports: [
-    RateLimitStoreModule,
     ThrottlerModule.forRootAsync({
-      imports: [RateLimitStoreModule],
-      inject: [APP_CONFIG, RateLimitStore],
-      useFactory: (config: AppConfig, store: RateLimitStore) => ({
-        throttlers: [{ name: 'default', ttl: config.rateLimitWindowMs, limit: planLimit }],
-        storage: store,
-      }),
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => [{ name: 'default', ttl: config.rateLimitWindowMs, limit: 1 }],
     }),
   ],
-  providers: [WorkspaceThrottlerGuard],
-  exports: [RateLimitStoreModule, WorkspaceThrottlerGuard],
+  providers: [RateLimitStore, WorkspaceRateLimiter, WorkspaceThrottlerGuard],
+  exports: [RateLimitStore, WorkspaceRateLimiter, WorkspaceThrottlerGuard],
 })
 export class RateLimitModule {}

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { ThrottlerStorage } from '@nestjs/throttler';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { wholeSeconds } from './rate-limit.headers';
 
 /** The state of one counter after a request was (or was not) counted. */
 export interface Tally {
@@ -57,17 +55,21 @@ local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 if oldest[2] then reset = tonumber(oldest[2]) + window - now end
 return { allowed, count, reset }`;
 
+const REDIS_BACKOFF_MS = 2_000;
+
 /**
  * Rate-limit counters: in Redis when REDIS_URL is set, so that every instance shares them;
  * in this process otherwise. When Redis cannot be reached, counting falls back to this
  * process (logged once), and goes back to Redis by itself when it answers again.
  */
 @Injectable()
-export class RateLimitStore implements ThrottlerStorage, OnApplicationShutdown {
+export class RateLimitStore implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly memory = new MemoryWindows();
   private readonly redis: Redis | null;
   private redisFailing = false;
+  /** After a failure, Redis is left alone this long, so that a hung Redis cannot slow every request. */
+  private redisRetryAt = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
@@ -98,16 +100,13 @@ export class RateLimitStore implements ThrottlerStorage, OnApplicationShutdown {
     return this.count(key, limit, false);
   }
 
-  /** For @nestjs/throttler: `ttl` is the configured window; a refused request is not counted. */
-  async increment(key: string, _ttl: number, limit: number): ReturnType<ThrottlerStorage['increment']> {
-    const tally = await this.take(key, limit);
-    const resetIn = wholeSeconds(tally.resetInMs);
-    return { totalHits: tally.count, timeToExpire: resetIn, isBlocked: !tally.allowed, timeToBlockExpire: resetIn };
+  get windowMs(): number {
+    return this.config.rateLimitWindowMs;
   }
 
   private async count(key: string, limit: number, add: boolean): Promise<Tally> {
     const windowMs = this.config.rateLimitWindowMs;
-    if (this.redis) {
+    if (this.redis && Date.now() >= this.redisRetryAt) {
       try {
         const [allowed, count, resetInMs] = (await (this.redis as any).chorusWindow(
           `chorus:rl:${key}`,
@@ -122,6 +121,7 @@ export class RateLimitStore implements ThrottlerStorage, OnApplicationShutdown {
         }
         return { allowed: allowed === 1, count, resetInMs };
       } catch (error) {
+        this.redisRetryAt = Date.now() + REDIS_BACKOFF_MS;
         if (!this.redisFailing) {
           this.redisFailing = true;
           this.logger.warn(

@@ -1,30 +1,32 @@
 import { Injectable } from '@nestjs/common';
-import { ThrottlerGuard, ThrottlerRequest } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  ThrottlerRequest,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { ChorusRequest } from '../common/request-context';
-import { rateLimited, setRateLimitHeaders } from './rate-limit.headers';
+import { WorkspaceRateLimiter } from './workspace-rate-limiter';
 
-/**
- * The plan's requests per window, per workspace, after the bearer guard has named the
- * workspace. The plan is read with the key on every request, so a plan change applies at once.
- * Every answer carries the X-RateLimit headers; a refused request is not counted.
- */
+/** The throttler guard, after the bearer guard: it counts per workspace, at its plan's limit. */
 @Injectable()
 export class WorkspaceThrottlerGuard extends ThrottlerGuard {
-  protected async handleRequest({ context, limit, ttl, blockDuration, throttler }: ThrottlerRequest): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<ChorusRequest>();
-    if (!req.caller) return true; // a public route: the bearer guard let it through without a key
-    const record = await this.storageService.increment(
-      `ws:${req.caller.workspaceId}`,
-      ttl,
-      limit,
-      blockDuration,
-      throttler.name ?? 'default',
-    );
-    setRateLimitHeaders(context.switchToHttp().getResponse(), limit, record.totalHits, record.timeToExpire);
-    if (record.isBlocked) {
-      const per = ttl === 60_000 ? 'minute' : `${ttl / 1000} seconds`;
-      throw rateLimited(record.timeToBlockExpire, `This workspace's plan allows ${limit} requests per ${per}.`);
-    }
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly limiter: WorkspaceRateLimiter,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected async handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<ChorusRequest>();
+    if (req.caller) await this.limiter.apply(req, http.getResponse());
     return true;
   }
 }

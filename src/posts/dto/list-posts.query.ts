@@ -1,9 +1,10 @@
 import { IsIn, IsOptional, IsString } from 'class-validator';
-import { HasLength, IsIntegerString, Trim } from '../../common/validation';
+import { PageQuery } from '../../common/page.query';
+import { HasLength, Trim } from '../../common/validation';
 import { POST_STATUSES, PostStatus } from '../post.entity';
 
 /** Query values arrive as strings; each is checked as written. */
-export class ListPostsQuery {
+export class ListPostsQuery extends PageQuery {
   @IsOptional()
   @IsString({ message: 'must be a single board slug' })
   board?: string;
@@ -25,12 +26,4 @@ export class ListPostsQuery {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'must be true or false' })
   include_merged?: 'true' | 'false';
-
-  @IsOptional()
-  @IsIntegerString(1, 100)
-  limit?: string;
-
-  @IsOptional()
-  @IsIntegerString(0, Number.MAX_SAFE_INTEGER)
-  offset?: string;
 }

@@ -1,8 +1,9 @@
-import { IsDefined, IsInt, IsPositive } from 'class-validator';
+import { IsDefined, IsInt, IsPositive, Max } from 'class-validator';
 
 export class MergePostDto {
   @IsDefined({ message: 'is required' })
   @IsInt({ message: 'must be a post id' })
   @IsPositive({ message: 'must be a post id' })
+  @Max(Number.MAX_SAFE_INTEGER, { message: 'must be a post id' })
   into: number;
 }
