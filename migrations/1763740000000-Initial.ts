@@ -154,7 +154,7 @@ export class Initial1763740000000 implements MigrationInterface {
         workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
         id uuid NOT NULL DEFAULT gen_random_uuid(),
         type text NOT NULL,
-        data jsonb NOT NULL,
+        data json NOT NULL,
         created_at timestamptz(3) NOT NULL DEFAULT now(),
         dispatched_at timestamptz(3),
         PRIMARY KEY (workspace_id, id)

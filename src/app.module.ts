@@ -9,6 +9,7 @@ import { CoreModule } from './core.module';
 import type { DatabaseTarget } from './database/database';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
+import { OutboxModule } from './webhooks/outbox.module';
 
 /** The HTTP API: the core, and in front of it (in this order) the bearer and throttler guards. */
 @Module({})
@@ -16,7 +17,7 @@ export class AppModule {
   static forRoot(config: AppConfig, database: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, database), RateLimitModule],
+      imports: [CoreModule.forRoot(config, database), RateLimitModule, ...(config.runWorker ? [OutboxModule] : [])],
       providers: [
         RequestAuthenticator,
         { provide: APP_GUARD, useClass: BearerGuard },

@@ -18,7 +18,7 @@ export class CoreModule {
     return {
       module: CoreModule,
       imports: [
-        ConfigModule.forRoot(config),
+        ConfigModule.forRoot(config, database),
         TypeOrmModule.forRoot(dataSourceOptions(database.url, database.embedded)),
         WorkspacesModule,
         AuthModule,
@@ -27,7 +27,15 @@ export class CoreModule {
         CommentsModule,
         WebhooksModule,
       ],
-      exports: [ConfigModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule],
+      exports: [
+        ConfigModule,
+        WorkspacesModule,
+        AuthModule,
+        BoardsModule,
+        PostsModule,
+        CommentsModule,
+        WebhooksModule,
+      ],
     };
   }
 }

@@ -1,12 +1,16 @@
 import { DataSourceOptions } from 'typeorm';
 import { Initial1763740000000 } from '../../migrations/1763740000000-Initial';
+import { WebhookDeliveries1763750000000 } from '../../migrations/1763750000000-WebhookDeliveries';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
 import { PostEntity } from '../posts/post.entity';
 import { StatusChangeEntity } from '../posts/status-change.entity';
 import { VoteEntity } from '../posts/vote.entity';
+import { DeliveryAttemptEntity } from '../webhooks/delivery-attempt.entity';
 import { OutboxEventEntity } from '../webhooks/outbox-event.entity';
+import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity';
+import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity';
 import { PersonEntity } from '../workspaces/person.entity';
 import { WorkspaceEntity } from '../workspaces/workspace.entity';
 
@@ -20,9 +24,12 @@ export const ENTITIES = [
   StatusChangeEntity,
   CommentEntity,
   OutboxEventEntity,
+  WebhookEndpointEntity,
+  WebhookDeliveryEntity,
+  DeliveryAttemptEntity,
 ];
 
-export const MIGRATIONS = [Initial1763740000000];
+export const MIGRATIONS = [Initial1763740000000, WebhookDeliveries1763750000000];
 
 /** Options shared by the application, the CLI and ormconfig.ts. */
 export function dataSourceOptions(url: string, embedded: boolean): DataSourceOptions {
@@ -35,7 +42,8 @@ export function dataSourceOptions(url: string, embedded: boolean): DataSourceOpt
     migrationsTransactionMode: 'all',
     synchronize: false,
     // PGlite is a single session: more than one connection would interleave transactions.
+    // The one connection is kept for good, so that no other local process can take its place.
     poolSize: embedded ? 1 : 10,
-    extra: { connectionTimeoutMillis: 10_000 },
+    extra: embedded ? { connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 } : { connectionTimeoutMillis: 10_000 },
   };
 }

@@ -3,6 +3,8 @@ import type { AppConfig } from '../config/app-config';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { dataSourceOptions } from './data-source-options';
 
+export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
+
 /** Where the data lives: the configured PostgreSQL, or PGlite in DATA_DIR. */
 export interface DatabaseTarget {
   url: string;

@@ -2,8 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { EventType } from './outbox-event.entity';
 
+/** The channel on which committed events wake the outbox processors. */
+export const OUTBOX_CHANNEL = 'chorus_outbox';
+
 /**
- * Records events in the caller's transaction: the event exists exactly when the change does.
+ * Records events in the caller's transaction: the event exists exactly when the change does,
+ * and the NOTIFY that wakes the processors is delivered at commit.
  */
 @Injectable()
 export class EventsService {
@@ -18,5 +22,6 @@ export class EventsService {
       type,
       JSON.stringify(data),
     ]);
+    await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
   }
 }

@@ -18,7 +18,8 @@ export class OutboxEventEntity {
   @Column({ type: 'text' })
   type: EventType;
 
-  @Column({ type: 'jsonb' })
+  /** `json`, not `jsonb`: the text is kept as written, so payloads keep the API's field order. */
+  @Column({ type: 'json' })
   data: Record<string, unknown>;
 
   @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })

@@ -1,0 +1,86 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** Webhook endpoints, their deliveries with every attempt, and each workspace's monthly usage. */
+export class WebhookDeliveries1763750000000 implements MigrationInterface {
+  name = 'WebhookDeliveries1763750000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE webhook_endpoints (
+        workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+        id uuid NOT NULL DEFAULT gen_random_uuid(),
+        kind text NOT NULL CHECK (kind IN ('webhook', 'slack', 'discord')),
+        url text NOT NULL,
+        events text[] NOT NULL CHECK (cardinality(events) > 0),
+        secret text,
+        previous_secret text,
+        previous_secret_expires_at timestamptz(3),
+        enabled boolean NOT NULL DEFAULT true,
+        disabled_reason text CHECK (disabled_reason IN ('user', 'consecutive_failures', 'gone')),
+        consecutive_failures integer NOT NULL DEFAULT 0,
+        created_at timestamptz(3) NOT NULL DEFAULT now(),
+        updated_at timestamptz(3) NOT NULL DEFAULT now(),
+        PRIMARY KEY (workspace_id, id)
+      )`);
+    await q.query(`CREATE UNIQUE INDEX webhook_endpoints_id_key ON webhook_endpoints (id)`);
+
+    await q.query(`
+      CREATE TABLE webhook_deliveries (
+        workspace_id uuid NOT NULL,
+        id uuid NOT NULL,
+        endpoint_id uuid NOT NULL,
+        event_id uuid NOT NULL,
+        event_type text NOT NULL,
+        event_created_at timestamptz(3) NOT NULL,
+        body text NOT NULL,
+        status text NOT NULL DEFAULT 'pending'
+          CHECK (status IN ('pending', 'delivered', 'failed', 'cancelled')),
+        reason text CHECK (reason IN ('quota_exceeded', 'endpoint_disabled', 'retries_exhausted')),
+        attempt_count integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz(3),
+        locked_by text,
+        locked_until timestamptz(3),
+        created_at timestamptz(3) NOT NULL DEFAULT now(),
+        delivered_at timestamptz(3),
+        PRIMARY KEY (workspace_id, id),
+        UNIQUE (workspace_id, endpoint_id, event_id),
+        FOREIGN KEY (workspace_id, endpoint_id) REFERENCES webhook_endpoints (workspace_id, id) ON DELETE CASCADE
+      )`);
+    await q.query(`CREATE UNIQUE INDEX webhook_deliveries_id_key ON webhook_deliveries (id)`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (workspace_id, endpoint_id, created_at DESC, id DESC)`,
+    );
+
+    await q.query(`
+      CREATE TABLE delivery_attempts (
+        workspace_id uuid NOT NULL,
+        id uuid NOT NULL DEFAULT gen_random_uuid(),
+        delivery_id uuid NOT NULL,
+        at timestamptz(3) NOT NULL,
+        duration_ms integer NOT NULL,
+        status_code integer,
+        error text,
+        response_body text,
+        PRIMARY KEY (workspace_id, id),
+        FOREIGN KEY (workspace_id, delivery_id) REFERENCES webhook_deliveries (workspace_id, id) ON DELETE CASCADE
+      )`);
+    await q.query(`CREATE INDEX delivery_attempts_delivery_idx ON delivery_attempts (workspace_id, delivery_id, at)`);
+
+    await q.query(`
+      CREATE TABLE delivery_usage (
+        workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+        month date NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (workspace_id, month)
+      )`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const table of ['delivery_usage', 'delivery_attempts', 'webhook_deliveries', 'webhook_endpoints']) {
+      await q.query(`DROP TABLE IF EXISTS ${table}`);
+    }
+  }
+}

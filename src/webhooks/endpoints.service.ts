@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppError } from '../common/app-error';
+import { randomBase62 } from '../common/random';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { PLANS, isPlan } from '../workspaces/plans';
+import { checkTargetUrl } from './address-guard';
+import type { EventType } from './outbox-event.entity';
+import { EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
+
+export const SECRET_PREFIX = 'whsec_';
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface EndpointOwner {
+  workspaceId: string;
+  plan: string;
+}
+
+export interface NewEndpoint {
+  kind?: EndpointKind;
+  url: string;
+  events: EventType[];
+}
+
+export interface EndpointChange {
+  url?: string;
+  events?: EventType[];
+  enabled?: boolean;
+}
+
+const newSecret = () => SECRET_PREFIX + randomBase62(40);
+
+@Injectable()
+export class EndpointsService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  list(workspaceId: string): Promise<WebhookEndpointEntity[]> {
+    return this.db.getRepository(WebhookEndpointEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  async get(workspaceId: string, id: string, manager: EntityManager = this.db.manager): Promise<WebhookEndpointEntity> {
+    const endpoint = UUID.test(id)
+      ? await manager.getRepository(WebhookEndpointEntity).findOneBy({ workspaceId, id })
+      : null;
+    if (!endpoint) throw AppError.notFound('webhook endpoint');
+    return endpoint;
+  }
+
+  /** Creates an endpoint within the plan's count; the answer is the only time its secret is shown. */
+  async create(owner: EndpointOwner, input: NewEndpoint): Promise<WebhookEndpointEntity> {
+    const kind = input.kind ?? 'webhook';
+    if (kind !== 'webhook') {
+      throw AppError.invalid('kind', 'slack and discord endpoints are not available yet; use webhook');
+    }
+    await this.checkUrl(input.url);
+    return this.db.transaction(async (manager) => {
+      // Serialises creations in this workspace, so that two at once cannot pass the plan's count.
+      await manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [owner.workspaceId]);
+      const allowed = isPlan(owner.plan) ? PLANS[owner.plan].webhookEndpoints : 0;
+      const existing = await manager.getRepository(WebhookEndpointEntity).countBy({ workspaceId: owner.workspaceId });
+      if (existing >= allowed) {
+        throw new AppError(
+          'plan_required',
+          allowed === 0
+            ? 'Webhook endpoints are available on the Pro plan and above.'
+            : `This workspace's plan allows ${allowed} webhook endpoints; delete one or upgrade the plan.`,
+        );
+      }
+      const repo = manager.getRepository(WebhookEndpointEntity);
+      return repo.save(
+        repo.create({ workspaceId: owner.workspaceId, kind, url: input.url, events: input.events, secret: newSecret() }),
+      );
+    });
+  }
+
+  async update(workspaceId: string, id: string, change: EndpointChange): Promise<WebhookEndpointEntity> {
+    if (change.url !== undefined) await this.checkUrl(change.url);
+    return this.db.transaction(async (manager) => {
+      const endpoint = await this.get(workspaceId, id, manager);
+      if (change.url !== undefined) endpoint.url = change.url;
+      if (change.events !== undefined) endpoint.events = change.events;
+      if (change.enabled === true && !endpoint.enabled) {
+        endpoint.enabled = true;
+        endpoint.disabledReason = null;
+        endpoint.consecutiveFailures = 0;
+      } else if (change.enabled === false && endpoint.enabled) {
+        await this.disable(manager, endpoint, 'user');
+      }
+      endpoint.updatedAt = new Date();
+      return manager.getRepository(WebhookEndpointEntity).save(endpoint);
+    });
+  }
+
+  async remove(workspaceId: string, id: string): Promise<void> {
+    const endpoint = await this.get(workspaceId, id);
+    await this.db.getRepository(WebhookEndpointEntity).delete({ workspaceId, id: endpoint.id });
+  }
+
+  /** A new secret; the old one keeps signing for 24 hours, so receivers can switch over. */
+  async rotateSecret(workspaceId: string, id: string): Promise<WebhookEndpointEntity> {
+    return this.db.transaction(async (manager) => {
+      const endpoint = await this.get(workspaceId, id, manager);
+      if (endpoint.kind !== 'webhook') throw AppError.invalid('kind', 'only webhook endpoints have a signing secret');
+      endpoint.previousSecret = endpoint.secret;
+      endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+      endpoint.secret = newSecret();
+      endpoint.updatedAt = new Date();
+      return manager.getRepository(WebhookEndpointEntity).save(endpoint);
+    });
+  }
+
+  /**
+   * Turns an endpoint off and cancels what it still had pending. Used by the user (PATCH,
+   * CLI) and by the processor after too many failures.
+   */
+  async disable(
+    manager: EntityManager,
+    endpoint: Pick<WebhookEndpointEntity, 'workspaceId' | 'id'> & Partial<WebhookEndpointEntity>,
+    reason: WebhookEndpointEntity['disabledReason'],
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $3, updated_at = now()
+        WHERE workspace_id = $1 AND id = $2`,
+      [endpoint.workspaceId, endpoint.id, reason],
+    );
+    await manager.query(
+      `UPDATE webhook_deliveries SET status = 'cancelled', reason = 'endpoint_disabled', next_attempt_at = NULL,
+              locked_by = NULL, locked_until = NULL
+        WHERE workspace_id = $1 AND endpoint_id = $2 AND status = 'pending'`,
+      [endpoint.workspaceId, endpoint.id],
+    );
+    Object.assign(endpoint, { enabled: false, disabledReason: reason });
+  }
+
+  private checkUrl(url: string): Promise<void> {
+    return checkTargetUrl(url, { allowPrivate: this.config.webhookAllowPrivateTargets });
+  }
+}

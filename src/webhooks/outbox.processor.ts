@@ -1,0 +1,319 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
+import { PLANS, isPlan } from '../workspaces/plans';
+import { EndpointsService } from './endpoints.service';
+import { OUTBOX_CHANNEL } from './events.service';
+import { signatureHeader } from './signature';
+import { SendResult, WebhookSender } from './webhook-sender';
+
+/** Failures in a row after which an endpoint is turned off. */
+export const MAX_CONSECUTIVE_FAILURES = 20;
+const MAX_IN_FLIGHT = 64;
+const FAN_OUT_BATCH = 200;
+const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
+
+interface ClaimedDelivery {
+  workspace_id: string;
+  id: string;
+  endpoint_id: string;
+  event_type: string;
+  body: string;
+  attempt_count: number;
+}
+
+interface EndpointTarget {
+  id: string;
+  url: string;
+  enabled: boolean;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  plan: string;
+}
+
+/**
+ * The outbox processor. It fans committed events out to one delivery per subscribed endpoint,
+ * claims due deliveries with FOR UPDATE SKIP LOCKED and a lease (so any number of processors
+ * may run), sends them outside any transaction, and records each attempt. It wakes on NOTIFY
+ * from the committing transaction on a real PostgreSQL, and polls as well (only polls on the
+ * embedded database, where NOTIFY does not cross connections).
+ */
+@Injectable()
+export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Outbox');
+  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private again = false;
+  private stopping = false;
+  private listener: Client | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly endpoints: EndpointsService,
+    private readonly sender: WebhookSender,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
+  ) {}
+
+  private get embedded(): boolean {
+    return this.database.embedded;
+  }
+
+  /** Longer than any attempt: a processor that dies mid-send loses its claim after this. */
+  private get leaseMs(): number {
+    return 2 * this.config.webhookTimeoutMs + 1_000;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const pollMs = this.embedded ? 200 : 1_000;
+    this.scheduler.addInterval('outbox-poll', setInterval(() => this.wake(), pollMs));
+    if (!this.embedded) await this.listen();
+    this.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.scheduler.doesExist('interval', 'outbox-poll')) this.scheduler.deleteInterval('outbox-poll');
+    await this.listener?.end().catch(() => {});
+    this.listener = null;
+    // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Runs a pass now, or right after the one running. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.pass().finally(() => {
+      this.running = false;
+    });
+  }
+
+  private async pass(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        const fanned = await this.fanOut();
+        const started = await this.claimAndSend();
+        if (fanned === FAN_OUT_BATCH || started > 0) this.again = true;
+      } catch (error) {
+        // The database restarting, say: the next poll tries again; nothing was lost.
+        this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
+        return;
+      }
+    } while (this.again && !this.stopping);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.database.url });
+    client.on('notification', () => this.wake());
+    client.on('error', (error) => {
+      this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back.`);
+      if (this.listener === client) this.listener = null;
+      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.listener = client;
+    } catch (error) {
+      this.logger.warn(`Could not LISTEN (${(error as Error).message}); polling, and trying again.`);
+      await client.end().catch(() => {});
+      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
+    }
+  }
+
+  /**
+   * Turns committed events into deliveries: one per enabled endpoint subscribed to the type at
+   * this moment, in workspaces whose plan has notifications. The body is serialised here, once.
+   */
+  async fanOut(): Promise<number> {
+    return this.db.transaction(async (manager) => {
+      const events: { workspace_id: string; id: string; type: string; created_at: Date; data: string }[] =
+        await manager.query(
+          `SELECT workspace_id, id, type, created_at, data::text AS data FROM outbox_events
+            WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+          [FAN_OUT_BATCH],
+        );
+      if (events.length === 0) return 0;
+      const workspaceIds = [...new Set(events.map((e) => e.workspace_id))];
+      const endpoints: { workspace_id: string; id: string; events: string[] }[] = await manager.query(
+        `SELECT e.workspace_id, e.id, e.events FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+          WHERE e.workspace_id = ANY($1) AND e.enabled AND w.plan <> 'free'`,
+        [workspaceIds],
+      );
+      const rows: string[][] = [[], [], [], [], [], [], []];
+      for (const event of events) {
+        for (const endpoint of endpoints) {
+          if (endpoint.workspace_id !== event.workspace_id || !endpoint.events.includes(event.type)) continue;
+          const id = randomUUID();
+          const body = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(
+            event.created_at.toISOString(),
+          )},"data":${event.data}}`;
+          const values = [event.workspace_id, id, endpoint.id, event.id, event.type, event.created_at.toISOString(), body];
+          values.forEach((value, i) => rows[i].push(value));
+        }
+      }
+      if (rows[0].length > 0) {
+        await manager.query(
+          `INSERT INTO webhook_deliveries
+             (workspace_id, id, endpoint_id, event_id, event_type, event_created_at, body, next_attempt_at)
+           SELECT w, i, e, ev, t, c, b, now()
+             FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[])
+                  AS d(w, i, e, ev, t, c, b)
+           ON CONFLICT (workspace_id, endpoint_id, event_id) DO NOTHING`,
+          rows,
+        );
+      }
+      await manager.query(
+        `UPDATE outbox_events SET dispatched_at = now()
+          WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+        [events.map((e) => e.workspace_id), events.map((e) => e.id)],
+      );
+      return events.length;
+    });
+  }
+
+  /** Claims as many due deliveries as there are free slots and starts sending them. */
+  private async claimAndSend(): Promise<number> {
+    const slots = MAX_IN_FLIGHT - this.inFlight.size;
+    if (slots <= 0 || this.stopping) return 0;
+    const claimed: ClaimedDelivery[] = await this.db.query(
+      `UPDATE webhook_deliveries d SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
+         FROM (SELECT workspace_id, id FROM webhook_deliveries
+                WHERE status = 'pending' AND next_attempt_at <= now()
+                  AND (locked_until IS NULL OR locked_until < now())
+                ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
+        WHERE d.workspace_id = due.workspace_id AND d.id = due.id
+        RETURNING d.workspace_id, d.id, d.endpoint_id, d.event_type, d.body, d.attempt_count`,
+      [this.workerId, this.leaseMs, slots],
+    );
+    if (claimed.length === 0) return 0;
+    const targets = await this.targets(claimed);
+    for (const delivery of claimed) {
+      const task = this.attempt(delivery, targets.get(delivery.endpoint_id))
+        .catch((error) => this.logger.error(`Delivery ${delivery.id} could not be recorded: ${(error as Error).message}`))
+        .finally(() => {
+          this.inFlight.delete(task);
+          this.wake();
+        });
+      this.inFlight.add(task);
+    }
+    return claimed.length;
+  }
+
+  private async targets(claimed: ClaimedDelivery[]): Promise<Map<string, EndpointTarget>> {
+    const rows: EndpointTarget[] = await this.db.query(
+      `SELECT e.id, e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, w.plan
+         FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+        WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+      [claimed.map((d) => d.workspace_id), claimed.map((d) => d.endpoint_id)],
+    );
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
+  private async attempt(delivery: ClaimedDelivery, endpoint: EndpointTarget | undefined): Promise<void> {
+    if (!endpoint) return; // deleted since: its deliveries went with it
+    if (!endpoint.enabled) return this.finish(delivery, 'cancelled', 'endpoint_disabled');
+    if (!(await this.countAttempt(delivery.workspace_id, endpoint.plan))) {
+      return this.finish(delivery, 'failed', 'quota_exceeded');
+    }
+    const secrets = [endpoint.secret, endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date() ? endpoint.previous_secret : null]
+      .filter((s): s is string => !!s);
+    const at = new Date();
+    const result = await this.sender.post(
+      endpoint.url,
+      {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'Chorus-Event': delivery.event_type,
+        'Chorus-Delivery': delivery.id,
+        'Chorus-Signature': signatureHeader(delivery.body, secrets, at),
+      },
+      delivery.body,
+    );
+    await this.record(delivery, at, result);
+  }
+
+  /** Counts one attempt against the workspace's month, unless the quota is spent. */
+  private async countAttempt(workspaceId: string, plan: string): Promise<boolean> {
+    const quota = isPlan(plan) ? PLANS[plan].deliveriesPerMonth : 0;
+    if (quota <= 0) return false;
+    const counted: unknown[] = await this.db.query(
+      `INSERT INTO delivery_usage (workspace_id, month, attempts)
+       VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 1)
+       ON CONFLICT (workspace_id, month) DO UPDATE SET attempts = delivery_usage.attempts + 1
+        WHERE delivery_usage.attempts < $2
+       RETURNING attempts`,
+      [workspaceId, quota],
+    );
+    return counted.length > 0;
+  }
+
+  private async finish(delivery: ClaimedDelivery, status: 'failed' | 'cancelled', reason: string): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries SET status = $3, reason = $4, next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+        WHERE workspace_id = $1 AND id = $2 AND locked_by = $5`,
+      [delivery.workspace_id, delivery.id, status, reason, this.workerId],
+    );
+  }
+
+  /** Records the attempt and what follows from it, for the delivery and for its endpoint. */
+  private async record(delivery: ClaimedDelivery, at: Date, result: SendResult): Promise<void> {
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const schedule = this.config.webhookRetrySchedule;
+    const attempts = delivery.attempt_count + 1;
+    await this.db.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [delivery.workspace_id, delivery.id, at, result.durationMs, result.statusCode, result.error, result.responseBody],
+      );
+      if (ok) {
+        await manager.query(
+          `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), attempt_count = $3,
+                  next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+            WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
+          [delivery.workspace_id, delivery.id, attempts, this.workerId],
+        );
+        await manager.query(
+          `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE workspace_id = $1 AND id = $2 AND consecutive_failures <> 0`,
+          [delivery.workspace_id, delivery.endpoint_id],
+        );
+        return;
+      }
+      const delay = schedule[attempts - 1];
+      await manager.query(
+        `UPDATE webhook_deliveries
+            SET attempt_count = $3, locked_by = NULL, locked_until = NULL,
+                status = CASE WHEN $5::integer IS NULL THEN 'failed' ELSE 'pending' END,
+                reason = CASE WHEN $5::integer IS NULL THEN 'retries_exhausted' END,
+                next_attempt_at = CASE WHEN $5::integer IS NULL THEN NULL ELSE $6::timestamptz + $5 * interval '1 millisecond' END
+          WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
+        [delivery.workspace_id, delivery.id, attempts, this.workerId, delay ?? null, new Date(at.getTime() + result.durationMs)],
+      );
+      const [endpoint]: { consecutive_failures: number; enabled: boolean }[] = await manager.query(
+        `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
+          WHERE workspace_id = $1 AND id = $2 RETURNING consecutive_failures, enabled`,
+        [delivery.workspace_id, delivery.endpoint_id],
+      );
+      if (endpoint?.enabled && endpoint.consecutive_failures >= MAX_CONSECUTIVE_FAILURES) {
+        await this.endpoints.disable(manager, { workspaceId: delivery.workspace_id, id: delivery.endpoint_id }, 'consecutive_failures');
+        this.logger.warn(`Endpoint ${delivery.endpoint_id} turned off after ${MAX_CONSECUTIVE_FAILURES} failures in a row.`);
+      }
+    });
+  }
+}

@@ -1,0 +1,86 @@
+import type { Readable } from 'node:stream';
+import { HttpService } from '@nestjs/axios';
+import { Inject, Injectable } from '@nestjs/common';
+import { AxiosError } from 'axios';
+import { firstValueFrom } from 'rxjs';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { safeAgents } from './address-guard';
+
+export const RESPONSE_BODY_LIMIT = 2048;
+
+export interface SendResult {
+  /** The HTTP status, or null when there was no answer. */
+  statusCode: number | null;
+  /** Why there was no usable answer: timeout, connection_refused, unsafe_target, … */
+  error: string | null;
+  durationMs: number;
+  /** The first 2 KiB of the answer's body. */
+  responseBody: string | null;
+}
+
+function errorClass(error: unknown): string {
+  const code = (error as AxiosError).code ?? (error as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ERR_UNSAFE_TARGET') return 'unsafe_target';
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED' || code === 'ABORT_ERR') return 'timeout';
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection_reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns_error';
+  if (/CERT|TLS|SSL|SELF_SIGNED/i.test(code)) return 'tls_error';
+  return 'network_error';
+}
+
+/** Reads at most `limit` bytes of a body, and the rest to the end (so the answer is complete). */
+async function readStart(stream: Readable, limit: number): Promise<string> {
+  const kept: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    if (size < limit) {
+      const buffer = Buffer.from(chunk).subarray(0, limit - size);
+      kept.push(buffer);
+      size += buffer.length;
+    }
+  }
+  return Buffer.concat(kept).toString('utf8');
+}
+
+/**
+ * POSTs a delivery: never follows redirects, connects only to addresses the address guard
+ * allows (checked after DNS, at every attempt), and gives up after WEBHOOK_TIMEOUT_MS for the
+ * whole exchange, body included.
+ */
+@Injectable()
+export class WebhookSender {
+  constructor(
+    private readonly http: HttpService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.config.webhookTimeoutMs);
+    try {
+      const response = await firstValueFrom(
+        this.http.post<Readable>(url, body, {
+          headers,
+          ...safeAgents(this.config.webhookAllowPrivateTargets),
+          proxy: false,
+          maxRedirects: 0,
+          responseType: 'stream',
+          decompress: true,
+          validateStatus: () => true,
+          transformRequest: [(data: string) => data],
+          signal: abort.signal,
+        }),
+      );
+      const responseBody = await readStart(response.data, RESPONSE_BODY_LIMIT);
+      return { statusCode: response.status, error: null, durationMs: elapsed(), responseBody };
+    } catch (error) {
+      const timedOut = abort.signal.aborted;
+      return { statusCode: null, error: timedOut ? 'timeout' : errorClass(error), durationMs: elapsed(), responseBody: null };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
