@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
+import { updateReturning } from '../database/queries';
 import { PLANS, isPlan } from '../workspaces/plans';
 import { EndpointsService } from './endpoints.service';
 import { OUTBOX_CHANNEL } from './events.service';
@@ -54,6 +55,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
   private again = false;
   private stopping = false;
   private listener: Client | null = null;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -82,6 +84,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.retryTimer);
     if (this.scheduler.doesExist('interval', 'outbox-poll')) this.scheduler.deleteInterval('outbox-poll');
     await this.listener?.end().catch(() => {});
     this.listener = null;
@@ -103,18 +106,30 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async pass(): Promise<void> {
-    do {
-      this.again = false;
-      try {
+    try {
+      do {
+        this.again = false;
         const fanned = await this.fanOut();
         const started = await this.claimAndSend();
         if (fanned === FAN_OUT_BATCH || started > 0) this.again = true;
-      } catch (error) {
-        // The database restarting, say: the next poll tries again; nothing was lost.
-        this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
-        return;
-      }
-    } while (this.again && !this.stopping);
+      } while (this.again && !this.stopping);
+      await this.wakeAtNextRetry();
+    } catch (error) {
+      // The database restarting, say: the next poll tries again; nothing was lost.
+      this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the poll. */
+  private async wakeAtNextRetry(): Promise<void> {
+    const [next]: { due_in_ms: number | null }[] = await this.db.query(
+      `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
+         FROM webhook_deliveries WHERE status = 'pending' AND locked_by IS NULL`,
+    );
+    if (next?.due_in_ms === null || next === undefined || this.stopping) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.wake(), Math.max(0, next.due_in_ms) + 5);
+    this.retryTimer.unref();
   }
 
   private async listen(): Promise<void> {
@@ -191,7 +206,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
   private async claimAndSend(): Promise<number> {
     const slots = MAX_IN_FLIGHT - this.inFlight.size;
     if (slots <= 0 || this.stopping) return 0;
-    const claimed: ClaimedDelivery[] = await this.db.query(
+    const claimed = await updateReturning<ClaimedDelivery>(
+      this.db,
       `UPDATE webhook_deliveries d SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
          FROM (SELECT workspace_id, id FROM webhook_deliveries
                 WHERE status = 'pending' AND next_attempt_at <= now()
@@ -305,7 +321,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
           WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
         [delivery.workspace_id, delivery.id, attempts, this.workerId, delay ?? null, new Date(at.getTime() + result.durationMs)],
       );
-      const [endpoint]: { consecutive_failures: number; enabled: boolean }[] = await manager.query(
+      const [endpoint] = await updateReturning<{ consecutive_failures: number; enabled: boolean }>(
+        manager,
         `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
           WHERE workspace_id = $1 AND id = $2 RETURNING consecutive_failures, enabled`,
         [delivery.workspace_id, delivery.endpoint_id],
