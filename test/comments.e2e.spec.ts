@@ -35,7 +35,8 @@ async function writtenFor(t: TestApp, ws: TestWorkspace, postId: number) {
   ]);
   const events: { data: any }[] = await t.db.query(
     `SELECT data FROM outbox_events WHERE workspace_id = $1 AND type = 'comment.created'
-        AND (data->'post'->>'id')::bigint = $2`,
+        AND (data->'post'->>'id')::bigint = $2
+      ORDER BY (data->'comment'->>'id')::bigint`,
     [ws.id, postId],
   );
   const [{ comments_count }] = await t.db.query(
