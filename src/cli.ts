@@ -12,6 +12,10 @@ import { CoreModule } from './core.module';
 import { openDatabaseTarget, runMigrations } from './database/database';
 import { exitOnStartupError } from './startup';
 import { PLAN_NAMES, Plan, isPlan } from './workspaces/plans';
+import { toEndpointResponse } from './webhooks/endpoint.mapper';
+import { EndpointsService } from './webhooks/endpoints.service';
+import { EVENT_TYPES, EventType } from './webhooks/outbox-event.entity';
+import { ENDPOINT_KINDS, EndpointKind } from './webhooks/webhook-endpoint.entity';
 import { WorkspacesService } from './workspaces/workspaces.service';
 
 const USAGE = `Usage: chorus <command> [options] [--json]
@@ -26,6 +30,10 @@ const USAGE = `Usage: chorus <command> [options] [--json]
   key list --workspace <slug>
   board create --workspace <slug> --slug <s> --name <n> [--description <d>] [--private] [--no-notify-voters]
   board list --workspace <slug>
+  endpoint create --workspace <slug> --kind webhook|slack|discord --url <u> --events <t1,t2>
+  endpoint list --workspace <slug>
+  endpoint enable --id <id>
+  endpoint disable --id <id>
   migrate                                             (apply pending database migrations)
 
 With --json, one JSON object is printed on stdout and nothing else.`;
@@ -49,6 +57,9 @@ const OPTIONS = {
   description: { type: 'string' },
   private: { type: 'boolean' },
   'no-notify-voters': { type: 'boolean' },
+  kind: { type: 'string' },
+  url: { type: 'string' },
+  events: { type: 'string' },
 } as const;
 
 function required(options: Options, name: string): string {
@@ -65,6 +76,15 @@ function plan(options: Options): Plan {
 
 const table = (rows: Record<string, unknown>[]) =>
   rows.length === 0 ? '(none)' : rows.map((row) => Object.values(row).map((v) => v ?? '-').join('  ')).join('\n');
+
+async function setEnabled(app: INestApplicationContext, id: string, enabled: boolean): Promise<Output> {
+  const endpoints = app.get(EndpointsService);
+  const endpoint = await endpoints.update(await endpoints.workspaceOf(id), id, { enabled });
+  return {
+    json: { id, enabled: endpoint.enabled },
+    text: `Endpoint ${id} is ${endpoint.enabled ? 'on' : 'off'}`,
+  };
+}
 
 const COMMANDS: Record<string, Command> = {
   async 'workspace create'(app, o) {
@@ -133,6 +153,38 @@ const COMMANDS: Record<string, Command> = {
       notify_voters: b.notifyVoters,
     }));
     return { json: { data }, text: table(data) };
+  },
+  async 'endpoint create'(app, o) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const kind = required(o, 'kind');
+    if (!(ENDPOINT_KINDS as readonly string[]).includes(kind)) {
+      throw new UsageError(`--kind must be one of ${ENDPOINT_KINDS.join(', ')}`);
+    }
+    const events = required(o, 'events').split(',').map((e) => e.trim());
+    const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+    if (unknown.length > 0) throw new UsageError(`--events: unknown event types ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`);
+    const endpoint = await app.get(EndpointsService).create(
+      { workspaceId: ws.id, plan: ws.plan },
+      { kind: kind as EndpointKind, url: required(o, 'url'), events: events as EventType[] },
+    );
+    return {
+      json: { id: endpoint.id, secret: endpoint.secret },
+      text: `Created endpoint ${endpoint.id}${endpoint.secret ? `; signing secret (shown once):\n${endpoint.secret}` : ''}`,
+    };
+  },
+  async 'endpoint list'(app, o) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const data = (await app.get(EndpointsService).list(ws.id)).map((e) => {
+      const { secret: _secret, ...shown } = toEndpointResponse(e);
+      return shown;
+    });
+    return { json: { data }, text: table(data.map((e) => ({ ...e, events: e.events.join(',') }))) };
+  },
+  async 'endpoint enable'(app, o) {
+    return setEnabled(app, required(o, 'id'), true);
+  },
+  async 'endpoint disable'(app, o) {
+    return setEnabled(app, required(o, 'id'), false);
   },
   /** Every command applies pending migrations first; this one only reports them. */
   async migrate(_app, _o, migrated) {

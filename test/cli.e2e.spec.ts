@@ -78,6 +78,43 @@ describe('chorus CLI', () => {
     expect(members.data).toEqual([{ id: member.id, name: 'Mia Member', email: 'mia@cli.example' }]);
   });
 
+  it('creates webhook endpoints within the plan, lists them without secrets, and turns them off and on', async () => {
+    const slug = uniqueSlug('hooks');
+    await cliJson('workspace', 'create', '--name', 'Hooks', '--slug', slug, '--plan', 'pro');
+    const withSwitch = { ...env(), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
+    const create = await runToEnd(
+      'cli',
+      ['endpoint', 'create', '--workspace', slug, '--kind', 'webhook', '--url', 'http://127.0.0.1:9/hook',
+       '--events', 'post.created,comment.created', '--json'],
+      withSwitch,
+    );
+    expect(create.code).toBe(0);
+    const endpoint = JSON.parse(create.stdout);
+    expect(endpoint).toEqual({ id: expect.any(String), secret: expect.stringMatching(/^whsec_[0-9A-Za-z]{32,}$/) });
+
+    const list = await cliJson('endpoint', 'list', '--workspace', slug);
+    expect(list.data).toEqual([
+      expect.objectContaining({ id: endpoint.id, events: ['post.created', 'comment.created'], enabled: true }),
+    ]);
+    expect(JSON.stringify(list)).not.toContain(endpoint.secret);
+
+    expect(await cliJson('endpoint', 'disable', '--id', endpoint.id)).toEqual({ id: endpoint.id, enabled: false });
+    expect((await cliJson('endpoint', 'list', '--workspace', slug)).data[0]).toMatchObject({ enabled: false, disabled_reason: 'user' });
+    expect(await cliJson('endpoint', 'enable', '--id', endpoint.id)).toEqual({ id: endpoint.id, enabled: true });
+
+    // Without the development switch, a loopback target is refused; an unknown event type is a usage error.
+    const refused = await runToEnd(
+      'cli',
+      ['endpoint', 'create', '--workspace', slug, '--kind', 'webhook', '--url', 'https://127.0.0.1/hook', '--events', 'post.created'],
+      env(),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/url: /);
+    const badEvents = await cli('endpoint', 'create', '--workspace', slug, '--kind', 'webhook', '--url', 'https://x.example/', '--events', 'post.deleted');
+    expect(badEvents.code).toBe(2);
+    expect(badEvents.stderr).toMatch(/unknown event types post.deleted/);
+  });
+
   it('explains refusals on stderr with a non-zero exit and nothing on stdout', async () => {
     const slug = uniqueSlug('dup');
     await cliJson('workspace', 'create', '--name', 'Dup', '--slug', slug, '--plan', 'pro');

@@ -51,6 +51,13 @@ export class EndpointsService {
     return endpoint;
   }
 
+  /** The operator's view (CLI): an endpoint by id, whatever its workspace. */
+  async workspaceOf(id: string): Promise<string> {
+    const endpoint = UUID.test(id) ? await this.db.getRepository(WebhookEndpointEntity).findOneBy({ id }) : null;
+    if (!endpoint) throw new AppError('not_found', `No webhook endpoint with id ${id}.`);
+    return endpoint.workspaceId;
+  }
+
   /** Creates an endpoint within the plan's count; the answer is the only time its secret is shown. */
   async create(owner: EndpointOwner, input: NewEndpoint): Promise<WebhookEndpointEntity> {
     const kind = input.kind ?? 'webhook';
