@@ -102,6 +102,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     this.running = true;
     void this.pass().finally(() => {
       this.running = false;
+      // A wake during the pass's last query (wakeAtNextRetry) would otherwise be lost until the next poll.
+      if (this.again) this.wake();
     });
   }
 

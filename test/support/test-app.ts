@@ -23,12 +23,16 @@ export const onEmbeddedDatabase = (): boolean =>
 /**
  * The real application on a free port, on this run's test database. Failed-authentication
  * limits are lifted unless a test sets AUTH_FAILURE_LIMIT: every test calls from 127.0.0.1.
+ * The outbox processor runs only when a test passes RUN_WORKER: 'true': any processor may claim
+ * any workspace's deliveries with its own configuration (retry schedule, private targets), so
+ * only the tests about deliveries run one (see processor-lock.ts).
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
     AUTH_FAILURE_LIMIT: '100000',
     BASE_URL: 'https://chorus.test',
     PUBLIC_BASE_URL: 'https://boards.chorus.test',
+    RUN_WORKER: 'false',
     ...env,
   });
   const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };

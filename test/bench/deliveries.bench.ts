@@ -1,0 +1,261 @@
+/**
+ * Webhook deliveries end to end: creates BENCH_EVENTS posts (default 2,000) through
+ * PostsService.create, each committing a `post.created` event, and lets the outbox processor
+ * deliver them to a local receiver. Prints deliveries per second (first commit to last arrival)
+ * and the commit-to-arrival latency (p50/p95/p99/max).
+ *
+ * `npm run bench:deliveries`. Environment:
+ * - BENCH_DATABASE_URL: the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres);
+ *   the bench works in a database `chorus_bench_deliveries`, dropped and created afresh.
+ * - BENCH_EVENTS: events to push (default 2000).
+ * - BENCH_WORKERS: 0 (default) runs the one processor inside the API process (RUN_WORKER=true);
+ *   N ≥ 1 runs N worker processes (dist/src/worker.js) and none in the API process.
+ * - BENCH_CONCURRENCY: posts created at once (default 16).
+ * - BENCH_RECEIVER_DELAY_MS: how long the receiver waits before its 200 (default 0).
+ * - BENCH_BACKLOG=true: the processors alone. All N events are committed first, with no processor
+ *   running; then the worker processes start (BENCH_WORKERS, at least 1) and the bench prints the
+ *   rate at which they drain the backlog (from all running to the last arrival); no latency.
+ * - BENCH_KEEP=true keeps the database afterwards.
+ *
+ * The commit time of an event is taken right after create() resolves (just after COMMIT), in this
+ * process; the arrival time when the receiver (a process of its own, same clock) has read the
+ * whole request. The post's id, in the body's data.post.id, pairs them. The commit is stamped
+ * when this (busy) process sees it, so a few latencies may come out slightly negative.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app';
+import { BoardsService } from '../../src/boards/boards.service';
+import { loadConfig } from '../../src/config/app-config';
+import { PostsService } from '../../src/posts/posts.service';
+import { EndpointsService } from '../../src/webhooks/endpoints.service';
+import { WorkspacesService } from '../../src/workspaces/workspaces.service';
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'chorus_bench_deliveries';
+const N = Number(process.env.BENCH_EVENTS ?? 2_000);
+const BACKLOG_WORKERS = Number(process.env.BENCH_WORKERS ?? 0);
+const WORKERS = process.env.BENCH_BACKLOG === 'true' ? Math.max(1, BACKLOG_WORKERS) : BACKLOG_WORKERS;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const RECEIVER_DELAY_MS = Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0);
+const KEEP = process.env.BENCH_KEEP === 'true';
+const BACKLOG = process.env.BENCH_BACKLOG === 'true';
+const WARMUP = BACKLOG ? 0 : 50;
+const TIMEOUT_MS = 10_000; // the product's default WEBHOOK_TIMEOUT_MS
+
+const log = (...args: unknown[]) => console.log(...args);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** The receiver, in a process of its own so that its answers do not wait on the bench. */
+const RECEIVER = `
+const http = require('node:http');
+const delayMs = Number(process.argv[1]);
+const arrivals = [];
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const at = Date.now();
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    arrivals.push([Number(body.data.post.id), at, String(req.headers['chorus-delivery'])]);
+    const answer = () => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
+    if (delayMs > 0) setTimeout(answer, delayMs);
+    else answer();
+  });
+  req.on('error', () => {});
+  res.on('error', () => {});
+});
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', (m) => {
+  if (m === 'count') process.send({ count: arrivals.length });
+  if (m === 'report') process.send({ arrivals });
+  if (m === 'reset') arrivals.length = 0;
+});
+process.on('disconnect', () => process.exit(0));
+`;
+
+interface Receiver {
+  url: string;
+  count(): Promise<number>;
+  report(): Promise<[number, number, string][]>;
+  reset(): void;
+  stop(): void;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const child = spawn(process.execPath, ['-e', RECEIVER, String(RECEIVER_DELAY_MS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = <T>(question: string, key: string) =>
+    new Promise<T>((resolve) => {
+      const on = (m: Record<string, unknown>) => {
+        if (key in m) {
+          child.off('message', on);
+          resolve(m[key] as T);
+        }
+      };
+      child.on('message', on);
+      child.send(question);
+    });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
+    child.once('message', (m: { port: number }) => resolve(m.port));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/hooks/chorus`,
+    count: () => ask<number>('count', 'count'),
+    report: () => ask<[number, number, string][]>('report', 'arrivals'),
+    reset: () => child.send('reset'),
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+/** Starts a worker process and resolves once it runs. */
+function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'src', 'worker.js')], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const seen = (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('Outbox processor running')) resolve(child);
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
+  });
+}
+
+async function waitForArrivals(receiver: Receiver, n: number, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  while ((await receiver.count()) < n) {
+    if (Date.now() - started > timeoutMs) throw new Error(`only ${await receiver.count()} of ${n} deliveries arrived in ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
+async function main() {
+  const admin = new Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  const dbUrl = withDb(SERVER_URL, DB_NAME);
+  const receiver = await startReceiver();
+  const env = {
+    DATABASE_URL: dbUrl,
+    BASE_URL: 'https://chorus.bench',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+  };
+  const config = loadConfig({ ...env, RUN_WORKER: WORKERS === 0 ? 'true' : 'false' });
+  const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['warn', 'error'] });
+  await app.init();
+  const workers: ChildProcess[] = [];
+  try {
+    const slug = 'bench';
+    const workspace = await app.get(WorkspacesService).create({ name: 'Bench', slug, plan: 'business' });
+    const member = await app.get(WorkspacesService).addPerson(workspace.id, { kind: 'member', name: 'Olive Owner', email: `owner@${slug}.example` });
+    await app.get(BoardsService).create(slug, { slug: 'ideas', name: 'Ideas' });
+    await app.get(EndpointsService).create({ workspaceId: workspace.id, plan: 'business' }, { url: receiver.url, events: ['post.created'] });
+    const actor = { workspaceId: workspace.id, workspaceSlug: slug, personId: member.id };
+    const startWorkers = async () => workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => startWorker(env)))));
+    if (!BACKLOG) await startWorkers();
+    log(
+      `database ${DB_NAME}; processors: ${WORKERS === 0 ? '1, in the API process' : `${WORKERS} worker processes`}; ` +
+        `${N} events, ${CONCURRENCY} created at once${BACKLOG ? ' before any processor runs' : ''}; ` +
+        `receiver answers after ${RECEIVER_DELAY_MS} ms`,
+    );
+
+    const posts = app.get(PostsService);
+    const push = async (count: number, committed: Map<number, number>) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
+          while (next < count) {
+            const i = next++;
+            const post = await posts.create(actor, { board: 'ideas', title: `Benchmark event ${i}`, body: 'Delivered to a local receiver.' });
+            committed.set(post.id, Date.now());
+          }
+        }),
+      );
+    };
+
+    // Warm-up: connections, JIT, first fan-out; not timed.
+    if (WARMUP > 0) {
+      await push(WARMUP, new Map());
+      await waitForArrivals(receiver, WARMUP, 30_000);
+      receiver.reset();
+    }
+
+    const committed = new Map<number, number>();
+    const started = Date.now();
+    await push(N, committed);
+    const lastCommit = Date.now();
+    let ready = 0;
+    if (BACKLOG) {
+      log(`${N} events committed; starting ${WORKERS} worker process(es)…`);
+      await startWorkers();
+      ready = Date.now();
+    }
+    await waitForArrivals(receiver, N, 120_000 + N * 20);
+    await sleep(200); // late duplicates, if any
+    const arrivals = await receiver.report();
+
+    const firstArrival = new Map<number, number>();
+    const perDelivery = new Map<string, number>();
+    for (const [postId, at, delivery] of arrivals) {
+      if (!firstArrival.has(postId)) firstArrival.set(postId, at);
+      perDelivery.set(delivery, (perDelivery.get(delivery) ?? 0) + 1);
+    }
+    const missing = [...committed.keys()].filter((id) => !firstArrival.has(id));
+    const duplicates = [...perDelivery.values()].filter((n) => n > 1).length;
+    const latencies = [...committed].filter(([id]) => firstArrival.has(id)).map(([id, at]) => firstArrival.get(id)! - at).sort((a, b) => a - b);
+    const firstCommit = Math.min(...committed.values());
+    const lastArrival = Math.max(...arrivals.map((a) => a[1]));
+    const [counts]: { attempts: number; undelivered: number }[] = await app.get(DataSource).query(
+      `SELECT (SELECT count(*)::int FROM delivery_attempts) AS attempts,
+              (SELECT count(*)::int FROM webhook_deliveries WHERE status <> 'delivered') AS undelivered`,
+    );
+
+    const seconds = (lastArrival - firstCommit) / 1000;
+    log('');
+    if (BACKLOG) {
+      const drain = (lastArrival - ready) / 1000;
+      log(`deliveries arrived:      ${arrivals.length} (${firstArrival.size} events, ${duplicates} delivery ids more than once, ${missing.length} missing)`);
+      log(`attempts recorded:       ${counts.attempts}; deliveries not 'delivered': ${counts.undelivered}`);
+      log(`backlog drained at:      ${(firstArrival.size / drain).toFixed(0)} deliveries per second (all processors running to last arrival: ${drain.toFixed(2)} s)`);
+      if (missing.length > 0 || duplicates > 0) process.exitCode = 1;
+      return;
+    }
+    log(`events committed:        ${N} in ${((lastCommit - started) / 1000).toFixed(2)} s (${(N / ((lastCommit - started) / 1000)).toFixed(0)}/s)`);
+    log(`deliveries arrived:      ${arrivals.length} (${firstArrival.size} events, ${duplicates} delivery ids more than once, ${missing.length} missing)`);
+    log(`attempts recorded:       ${counts.attempts - WARMUP}; deliveries not 'delivered': ${counts.undelivered}`);
+    log(`deliveries per second:   ${(firstArrival.size / seconds).toFixed(0)}  (first commit to last arrival: ${seconds.toFixed(2)} s)`);
+    log(`drain after last commit: ${lastArrival - lastCommit} ms`);
+    log(
+      `commit-to-arrival (ms):  p50 ${pct(latencies, 50)}  p95 ${pct(latencies, 95)}  p99 ${pct(latencies, 99)}  ` +
+        `max ${latencies[latencies.length - 1]}  (min ${latencies[0]}, mean ${(latencies.reduce((a, b) => a + b, 0) / latencies.length).toFixed(1)})`,
+    );
+    if (missing.length > 0 || duplicates > 0) process.exitCode = 1;
+  } finally {
+    await Promise.all(
+      workers.map((w) => new Promise((resolve) => (w.exitCode !== null ? resolve(null) : (w.once('exit', resolve), w.kill('SIGTERM'))))),
+    );
+    await app.close();
+    receiver.stop();
+    if (!KEEP) await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,24 @@
+import { Client } from 'pg';
+import { onEmbeddedDatabase, testDatabaseUrl } from './test-app';
+
+/**
+ * Test files that run outbox processors (startTestApp({ RUN_WORKER: 'true' })) hold this lock
+ * while they do, so that two such files never run processors at the same time: any processor
+ * may claim any workspace's deliveries and handles them with its own configuration (retry
+ * schedule, timeout, private targets switch). A PostgreSQL session advisory lock on a connection
+ * of its own; on the embedded database test files run one at a time, so there is nothing to do.
+ *
+ *   let release: () => Promise<void>;
+ *   beforeAll(async () => { release = await holdProcessorLock(); }, 180_000);
+ *   afterAll(() => release());
+ */
+export async function holdProcessorLock(): Promise<() => Promise<void>> {
+  if (onEmbeddedDatabase()) return async () => {};
+  const client = new Client({ connectionString: testDatabaseUrl() });
+  await client.connect();
+  await client.query(`SELECT pg_advisory_lock(hashtext('chorus-test-outbox-processors'))`);
+  return async () => {
+    await client.query(`SELECT pg_advisory_unlock_all()`).catch(() => {});
+    await client.end().catch(() => {});
+  };
+}
