@@ -51,7 +51,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger('Outbox');
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
+  /** The pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
+  private running: Promise<void> | null = null;
   private again = false;
   private stopping = false;
   private listener: Client | null = null;
@@ -88,6 +89,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     if (this.scheduler.doesExist('interval', 'outbox-poll')) this.scheduler.deleteInterval('outbox-poll');
     await this.listener?.end().catch(() => {});
     this.listener = null;
+    await this.running;
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
     await Promise.allSettled([...this.inFlight]);
   }
@@ -99,9 +101,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
       this.again = true;
       return;
     }
-    this.running = true;
-    void this.pass().finally(() => {
-      this.running = false;
+    this.running = this.pass().finally(() => {
+      this.running = null;
       // A wake during the pass's last query (wakeAtNextRetry) would otherwise be lost until the next poll.
       if (this.again) this.wake();
     });
@@ -221,8 +222,21 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     );
     if (claimed.length === 0) return 0;
     const targets = await this.targets(claimed);
+    const sendable: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
-      const task = this.attempt(delivery, targets.get(delivery.endpoint_id))
+      const endpoint = targets.get(delivery.endpoint_id);
+      if (!endpoint) continue; // deleted since: its deliveries went with it
+      if (!endpoint.enabled) await this.finish(delivery, 'cancelled', 'endpoint_disabled');
+      else sendable.push(delivery);
+    }
+    const granted = await this.reserveQuota(sendable, targets);
+    for (const delivery of sendable) {
+      if ((granted.get(delivery.workspace_id) ?? 0) <= 0) {
+        await this.finish(delivery, 'failed', 'quota_exceeded');
+        continue;
+      }
+      granted.set(delivery.workspace_id, granted.get(delivery.workspace_id)! - 1);
+      const task = this.attempt(delivery, targets.get(delivery.endpoint_id)!)
         .catch((error) => this.logger.error(`Delivery ${delivery.id} could not be recorded: ${(error as Error).message}`))
         .finally(() => {
           this.inFlight.delete(task);
@@ -231,6 +245,44 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
       this.inFlight.add(task);
     }
     return claimed.length;
+  }
+
+  /**
+   * Counts this batch's attempts against each workspace's month, one statement per workspace,
+   * as far as the quota reaches. Answers how many attempts each workspace may make now.
+   */
+  private async reserveQuota(deliveries: ClaimedDelivery[], targets: Map<string, EndpointTarget>): Promise<Map<string, number>> {
+    const wanted = new Map<string, { count: number; plan: string }>();
+    for (const d of deliveries) {
+      const entry = wanted.get(d.workspace_id) ?? { count: 0, plan: targets.get(d.endpoint_id)!.plan };
+      entry.count++;
+      wanted.set(d.workspace_id, entry);
+    }
+    const granted = new Map<string, number>();
+    for (const [workspaceId, { count, plan }] of wanted) {
+      const quota = isPlan(plan) ? PLANS[plan].deliveriesPerMonth : 0;
+      if (quota <= 0) {
+        granted.set(workspaceId, 0);
+        continue;
+      }
+      const month = `date_trunc('month', now() AT TIME ZONE 'UTC')::date`;
+      await this.db.query(
+        `INSERT INTO delivery_usage (workspace_id, month, attempts) VALUES ($1, ${month}, 0) ON CONFLICT DO NOTHING`,
+        [workspaceId],
+      );
+      // The row lock of `before` makes read-and-add one step against other processors.
+      const [row] = await updateReturning<{ granted: number }>(
+        this.db,
+        `WITH before AS (SELECT attempts FROM delivery_usage WHERE workspace_id = $1 AND month = ${month} FOR UPDATE)
+         UPDATE delivery_usage u SET attempts = LEAST(before.attempts + $2, $3)
+           FROM before
+          WHERE u.workspace_id = $1 AND u.month = ${month}
+         RETURNING (LEAST(before.attempts + $2, $3) - before.attempts)::integer AS granted`,
+        [workspaceId, count, quota],
+      );
+      granted.set(workspaceId, Math.max(0, row?.granted ?? 0));
+    }
+    return granted;
   }
 
   private async targets(claimed: ClaimedDelivery[]): Promise<Map<string, EndpointTarget>> {
@@ -243,12 +295,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-  private async attempt(delivery: ClaimedDelivery, endpoint: EndpointTarget | undefined): Promise<void> {
-    if (!endpoint) return; // deleted since: its deliveries went with it
-    if (!endpoint.enabled) return this.finish(delivery, 'cancelled', 'endpoint_disabled');
-    if (!(await this.countAttempt(delivery.workspace_id, endpoint.plan))) {
-      return this.finish(delivery, 'failed', 'quota_exceeded');
-    }
+  private async attempt(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<void> {
     const secrets = [endpoint.secret, endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date() ? endpoint.previous_secret : null]
       .filter((s): s is string => !!s);
     const at = new Date();
@@ -264,21 +311,6 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
       delivery.body,
     );
     await this.record(delivery, at, result);
-  }
-
-  /** Counts one attempt against the workspace's month, unless the quota is spent. */
-  private async countAttempt(workspaceId: string, plan: string): Promise<boolean> {
-    const quota = isPlan(plan) ? PLANS[plan].deliveriesPerMonth : 0;
-    if (quota <= 0) return false;
-    const counted: unknown[] = await this.db.query(
-      `INSERT INTO delivery_usage (workspace_id, month, attempts)
-       VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 1)
-       ON CONFLICT (workspace_id, month) DO UPDATE SET attempts = delivery_usage.attempts + 1
-        WHERE delivery_usage.attempts < $2
-       RETURNING attempts`,
-      [workspaceId, quota],
-    );
-    return counted.length > 0;
   }
 
   private async finish(delivery: ClaimedDelivery, status: 'failed' | 'cancelled', reason: string): Promise<void> {
@@ -301,12 +333,13 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
         [delivery.workspace_id, delivery.id, at, result.durationMs, result.statusCode, result.error, result.responseBody],
       );
       if (ok) {
-        await manager.query(
+        const [, updated] = await manager.query(
           `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), attempt_count = $3,
                   next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
             WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
           [delivery.workspace_id, delivery.id, attempts, this.workerId],
         );
+        if (updated === 0) return; // the lease ran out and another processor owns it now
         await manager.query(
           `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE workspace_id = $1 AND id = $2 AND consecutive_failures <> 0`,
           [delivery.workspace_id, delivery.endpoint_id],
@@ -314,7 +347,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
         return;
       }
       const delay = schedule[attempts - 1];
-      await manager.query(
+      const [, updated] = await manager.query(
         `UPDATE webhook_deliveries
             SET attempt_count = $3, locked_by = NULL, locked_until = NULL,
                 status = CASE WHEN $5::integer IS NULL THEN 'failed' ELSE 'pending' END,
@@ -323,6 +356,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
           WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
         [delivery.workspace_id, delivery.id, attempts, this.workerId, delay ?? null, new Date(at.getTime() + result.durationMs)],
       );
+      if (updated === 0) return; // the lease ran out and another processor owns it now
       const [endpoint] = await updateReturning<{ consecutive_failures: number; enabled: boolean }>(
         manager,
         `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
