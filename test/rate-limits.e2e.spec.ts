@@ -5,7 +5,12 @@ import { Answer, Client, getFrom } from './support/http';
 import { OwnRedis, redisServerInstalled, sharedRedisUrl } from './support/redis';
 import { startTestApp, TestApp } from './support/test-app';
 
-const WINDOW_MS = 4_000;
+/**
+ * Counting tests use a window long enough that a slow, loaded machine still sends every
+ * request inside it; the tests that wait for the window to pass use a short one.
+ */
+const WINDOW_MS = 30_000;
+const SHORT_WINDOW_MS = 3_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends `n` requests one after another; returns their statuses. */
@@ -18,13 +23,13 @@ async function burst(api: Client, n: number): Promise<Answer[]> {
 const statuses = (answers: Answer[]) => answers.map((a) => a.status);
 const count = (answers: Answer[], status: number) => answers.filter((a) => a.status === status).length;
 
-function expectRateLimited(answer: Answer, limit: number) {
+function expectRateLimited(answer: Answer, limit: number, windowMs = WINDOW_MS) {
   expect(answer.status).toBe(429);
   expect(answer.body.error.code).toBe('rate_limited');
   const retryAfter = Number(answer.headers.get('retry-after'));
   expect(Number.isInteger(retryAfter)).toBe(true);
   expect(retryAfter).toBeGreaterThanOrEqual(1);
-  expect(retryAfter).toBeLessThanOrEqual(WINDOW_MS / 1000);
+  expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000);
   expect(answer.headers.get('x-ratelimit-limit')).toBe(String(limit));
   expect(answer.headers.get('x-ratelimit-remaining')).toBe('0');
   return retryAfter;
@@ -33,14 +38,16 @@ function expectRateLimited(answer: Answer, limit: number) {
 /** The per-workspace limits, with the counters in `redisUrl` (or in process when null). */
 function workspaceLimits(redisUrl: string | null) {
   let t: TestApp;
-  const env = { RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
+  let short: TestApp;
+  const redis = redisUrl ? { REDIS_URL: redisUrl } : {};
 
   beforeAll(async () => {
-    t = await startTestApp(env);
+    t = await startTestApp({ RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), ...redis });
+    short = await startTestApp({ RATE_LIMIT_WINDOW_MS: String(SHORT_WINDOW_MS), ...redis });
   });
-  afterAll(() => t.close());
+  afterAll(() => Promise.all([t.close(), short.close()]));
 
-  it('gives a pro workspace exactly 60 answers, then 429 with Retry-After, and again after the window', async () => {
+  it('gives a pro workspace exactly 60 answers, then 429 with Retry-After', async () => {
     const ws = await createWorkspace(t.app);
     const api = new Client(t.baseUrl, ws.key);
     const answers = await burst(api, 63);
@@ -51,11 +58,16 @@ function workspaceLimits(redisUrl: string | null) {
     const reset = Number(answers[0].headers.get('x-ratelimit-reset'));
     expect(reset).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
     expect(reset).toBeLessThanOrEqual(Math.ceil((Date.now() + WINDOW_MS) / 1000) + 1);
-    const retryAfter = answers.slice(60).map((a) => expectRateLimited(a, 60))[0];
+    answers.slice(60).forEach((a) => expectRateLimited(a, 60));
+  });
 
+  it('accepts requests again once Retry-After has passed', async () => {
+    const ws = await createWorkspace(short.app);
+    const api = new Client(short.baseUrl, ws.key);
+    expect(count(await burst(api, 60), 200)).toBe(60);
+    const retryAfter = expectRateLimited(await api.get('/api/v1/boards'), 60, SHORT_WINDOW_MS);
     await sleep(retryAfter * 1000 + 100);
-    const after = await api.get('/api/v1/boards');
-    expect(after.status).toBe(200);
+    expect((await api.get('/api/v1/boards')).status).toBe(200);
   });
 
   it('gives a business workspace exactly 300 answers', async () => {
@@ -73,16 +85,16 @@ function workspaceLimits(redisUrl: string | null) {
   });
 
   it('answers 401 and 403 before 429, and does not count refused requests', async () => {
-    const ws = await createWorkspace(t.app);
-    const api = new Client(t.baseUrl, ws.key);
+    const ws = await createWorkspace(short.app);
+    const api = new Client(short.baseUrl, ws.key);
     expect(count(await burst(api, 60), 200)).toBe(60);
-    expectRateLimited(await api.get('/api/v1/boards'), 60);
+    expectRateLimited(await api.get('/api/v1/boards'), 60, SHORT_WINDOW_MS);
     expect((await api.get('/api/v1/boards', { key: 'chorus_key_wrong' })).status).toBe(401);
-    await t.app.get(WorkspacesService).setPlan(ws.slug, 'free');
+    await short.app.get(WorkspacesService).setPlan(ws.slug, 'free');
     expect((await api.get('/api/v1/boards')).status).toBe(403);
-    await t.app.get(WorkspacesService).setPlan(ws.slug, 'pro');
+    await short.app.get(WorkspacesService).setPlan(ws.slug, 'pro');
     // The 429s above were not counted: once the 60 counted requests leave the window, all 60 are free.
-    await sleep(WINDOW_MS + 100);
+    await sleep(SHORT_WINDOW_MS + 100);
     expect(count(await burst(api, 61), 200)).toBe(60);
   });
 
@@ -194,7 +206,7 @@ describe('failed authentication, per client address', () => {
   let ws: TestWorkspace;
 
   beforeAll(async () => {
-    t = await startTestApp({ AUTH_FAILURE_LIMIT: '5', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) });
+    t = await startTestApp({ AUTH_FAILURE_LIMIT: '5', RATE_LIMIT_WINDOW_MS: String(SHORT_WINDOW_MS) });
     ws = await createWorkspace(t.app);
   });
   afterAll(() => t.close());
@@ -215,7 +227,7 @@ describe('failed authentication, per client address', () => {
     expect((await getFrom('127.0.0.8', url, { authorization: `Bearer ${ws.key}` })).status).toBe(200);
     expect((await getFrom('127.0.0.8', url, { authorization: 'Bearer chorus_key_once' })).status).toBe(401);
 
-    await sleep(WINDOW_MS + 100);
+    await sleep(SHORT_WINDOW_MS + 100);
     expect((await getFrom('127.0.0.7', url, { authorization: `Bearer ${ws.key}` })).status).toBe(200);
   });
 });
