@@ -155,6 +155,7 @@ export class Initial1763740000000 implements MigrationInterface {
         id uuid NOT NULL DEFAULT gen_random_uuid(),
         type text NOT NULL,
         data json NOT NULL,
+        actor_id uuid,
         created_at timestamptz(3) NOT NULL DEFAULT now(),
         dispatched_at timestamptz(3),
         PRIMARY KEY (workspace_id, id)

@@ -1,6 +1,10 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Webhook endpoints, their deliveries with every attempt, and each workspace's monthly usage. */
+/**
+ * Endpoints (own servers, Slack and Discord channels), deliveries with every attempt (to an
+ * endpoint, or a voter's email), and each workspace's monthly usage. Endpoint URLs and signing
+ * secrets are stored sealed (AES-256-GCM, see SecretBox); `url_shown` is what answers may show.
+ */
 export class WebhookDeliveries1763750000000 implements MigrationInterface {
   name = 'WebhookDeliveries1763750000000';
 
@@ -10,11 +14,13 @@ export class WebhookDeliveries1763750000000 implements MigrationInterface {
         workspace_id uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
         id uuid NOT NULL DEFAULT gen_random_uuid(),
         kind text NOT NULL CHECK (kind IN ('webhook', 'slack', 'discord')),
-        url text NOT NULL,
+        url_sealed text NOT NULL,
+        url_shown text NOT NULL,
         events text[] NOT NULL CHECK (cardinality(events) > 0),
-        secret text,
-        previous_secret text,
+        secret_sealed text,
+        previous_secret_sealed text,
         previous_secret_expires_at timestamptz(3),
+        next_send_at timestamptz(3) NOT NULL DEFAULT now(),
         enabled boolean NOT NULL DEFAULT true,
         disabled_reason text CHECK (disabled_reason IN ('user', 'consecutive_failures', 'gone')),
         consecutive_failures integer NOT NULL DEFAULT 0,
@@ -28,7 +34,8 @@ export class WebhookDeliveries1763750000000 implements MigrationInterface {
       CREATE TABLE webhook_deliveries (
         workspace_id uuid NOT NULL,
         id uuid NOT NULL,
-        endpoint_id uuid NOT NULL,
+        endpoint_id uuid,
+        recipient text,
         event_id uuid NOT NULL,
         event_type text NOT NULL,
         event_created_at timestamptz(3) NOT NULL,
@@ -43,7 +50,9 @@ export class WebhookDeliveries1763750000000 implements MigrationInterface {
         created_at timestamptz(3) NOT NULL DEFAULT now(),
         delivered_at timestamptz(3),
         PRIMARY KEY (workspace_id, id),
+        CHECK ((endpoint_id IS NULL) <> (recipient IS NULL)),
         UNIQUE (workspace_id, endpoint_id, event_id),
+        UNIQUE (workspace_id, recipient, event_id),
         FOREIGN KEY (workspace_id, endpoint_id) REFERENCES webhook_endpoints (workspace_id, id) ON DELETE CASCADE
       )`);
     await q.query(`CREATE UNIQUE INDEX webhook_deliveries_id_key ON webhook_deliveries (id)`);

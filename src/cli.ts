@@ -163,13 +163,13 @@ const COMMANDS: Record<string, Command> = {
     const events = required(o, 'events').split(',').map((e) => e.trim());
     const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
     if (unknown.length > 0) throw new UsageError(`--events: unknown event types ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`);
-    const endpoint = await app.get(EndpointsService).create(
+    const { endpoint, secret } = await app.get(EndpointsService).create(
       { workspaceId: ws.id, plan: ws.plan },
       { kind: kind as EndpointKind, url: required(o, 'url'), events: events as EventType[] },
     );
     return {
-      json: { id: endpoint.id, secret: endpoint.secret },
-      text: `Created endpoint ${endpoint.id}${endpoint.secret ? `; signing secret (shown once):\n${endpoint.secret}` : ''}`,
+      json: { id: endpoint.id, secret },
+      text: `Created endpoint ${endpoint.id}${secret ? `; signing secret (shown once):\n${secret}` : ''}`,
     };
   },
   async 'endpoint list'(app, o) {

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { uniqueSlug } from './support/factories';
 import { Client } from './support/http';
 import { ROOT, runToEnd } from './support/processes';
-import { startTestApp, testDatabaseUrl, TestApp } from './support/test-app';
+import { startTestApp, TEST_ENCRYPTION_KEY, testDatabaseUrl, TestApp } from './support/test-app';
 
 /** The operator's CLI, as built, against this run's database; its effects seen through the API. */
 describe('chorus CLI', () => {
   let t: TestApp;
-  const env = () => ({ DATABASE_URL: testDatabaseUrl() });
+  const env = () => ({ DATABASE_URL: testDatabaseUrl(), ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
 
   const cli = (...args: string[]) => runToEnd('cli', args, env());
 

@@ -7,7 +7,7 @@ import { PostsService } from '../src/posts/posts.service';
 import { EndpointsService } from '../src/webhooks/endpoints.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { runBuilt, Running } from './support/processes';
-import { onEmbeddedDatabase } from './support/test-app';
+import { onEmbeddedDatabase, TEST_ENCRYPTION_KEY } from './support/test-app';
 
 // Several outbox processors (dist/src/worker.js, one process each) on one PostgreSQL: no
 // delivery is sent twice, and a processor killed mid-send loses nothing. PGlite is a single
@@ -114,7 +114,7 @@ describePg('several outbox processors on one PostgreSQL', () => {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms',
-    ENCRYPTION_KEY: '0'.repeat(64),
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
   };
 
   /** Starts `n` worker processes and waits until each one runs. */
@@ -169,6 +169,7 @@ describePg('several outbox processors on one PostgreSQL', () => {
       BASE_URL: 'https://chorus.test',
       RUN_WORKER: 'false', // this process only makes events; the workers deliver them
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     });
     app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['error'] });
     await app.init();

@@ -39,7 +39,7 @@ function expectRateLimited(answer: Answer, limit: number, windowMs = WINDOW_MS) 
 function workspaceLimits(redisUrl: string | null) {
   let t: TestApp;
   let short: TestApp;
-  const redis = redisUrl ? { REDIS_URL: redisUrl } : {};
+  const redis: Record<string, string> = redisUrl ? { REDIS_URL: redisUrl } : {};
 
   beforeAll(async () => {
     t = await startTestApp({ RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), ...redis });

@@ -55,7 +55,7 @@ export class CommentsService {
       ]);
       const comment = toCommentResponse(rows[0]);
       const post = await this.posts.get(actor, postId, manager);
-      await this.events.record(manager, actor.workspaceId, 'comment.created', { post, comment });
+      await this.events.record(manager, actor.workspaceId, 'comment.created', { post, comment }, authorId);
       return comment;
     });
   }

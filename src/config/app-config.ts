@@ -147,6 +147,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  if (vars.DATABASE_URL && !vars.ENCRYPTION_KEY) {
+    throw new ConfigError(
+      'Invalid configuration:\n  ENCRYPTION_KEY is required when DATABASE_URL is set: 64 hex characters (32 bytes), ' +
+        'for example from `openssl rand -hex 32`. Keep it: endpoint secrets and chat URLs are encrypted with it.',
+    );
+  }
   const baseUrl = stripSlash(vars.BASE_URL ?? `http://localhost:${vars.PORT}`);
   return {
     port: vars.PORT,

@@ -114,7 +114,7 @@ export class PostsService {
       );
       await manager.getRepository(VoteEntity).insert({ workspaceId: actor.workspaceId, postId: saved.id, personId: authorId });
       const post = await this.get(actor, saved.id, manager);
-      await this.events.record(manager, actor.workspaceId, 'post.created', { post });
+      await this.events.record(manager, actor.workspaceId, 'post.created', { post }, actor.personId);
       return post;
     });
   }
@@ -135,7 +135,7 @@ export class PostsService {
         changedBy: actor.personId,
       });
       const post = await this.get(actor, id, manager);
-      await this.events.record(manager, actor.workspaceId, 'post.status_changed', { post, previous_status: previous });
+      await this.events.record(manager, actor.workspaceId, 'post.status_changed', { post, previous_status: previous }, actor.personId);
       return post;
     });
   }
@@ -180,11 +180,13 @@ export class PostsService {
         changedBy: actor.personId,
       });
       const post = await this.get(actor, id, manager);
-      await this.events.record(manager, ws, 'post.status_changed', {
-        post,
-        previous_status: source.status,
-        merged_into: post.merged_into,
-      });
+      await this.events.record(
+        manager,
+        ws,
+        'post.status_changed',
+        { post, previous_status: source.status, merged_into: post.merged_into },
+        actor.personId,
+      );
       return post;
     });
   }

@@ -12,17 +12,20 @@ export interface EndpointResponse {
   secret?: string;
 }
 
-/** The endpoint as the API shows it; the secret only when `withSecret` (create and rotate). */
-export function toEndpointResponse(endpoint: WebhookEndpointEntity, withSecret = false): EndpointResponse {
+/**
+ * The endpoint as the API shows it: Slack and Discord URLs masked, and the secret only when
+ * given (the answers to create and rotate).
+ */
+export function toEndpointResponse(endpoint: WebhookEndpointEntity, secret?: string | null): EndpointResponse {
   return {
     id: endpoint.id,
     kind: endpoint.kind,
-    url: endpoint.url,
+    url: endpoint.urlShown,
     events: endpoint.events,
     enabled: endpoint.enabled,
     disabled_reason: endpoint.disabledReason,
     consecutive_failures: endpoint.consecutiveFailures,
     created_at: endpoint.createdAt.toISOString(),
-    ...(withSecret ? { secret: endpoint.secret ?? undefined } : {}),
+    ...(secret !== undefined ? { secret: secret ?? undefined } : {}),
   };
 }

@@ -22,7 +22,8 @@ export class EndpointsController {
 
   @Post()
   async create(@CurrentCaller() caller: Caller, @Body(BodyValidation) body: CreateEndpointDto) {
-    return { data: toEndpointResponse(await this.endpoints.create(caller, body), true) };
+    const { endpoint, secret } = await this.endpoints.create(caller, body);
+    return { data: toEndpointResponse(endpoint, secret) };
   }
 
   @Get(':id')
@@ -44,7 +45,8 @@ export class EndpointsController {
   @Post(':id/rotate_secret')
   @HttpCode(200)
   async rotate(@CurrentCaller() caller: Caller, @Param('id') id: string) {
-    return { data: toEndpointResponse(await this.endpoints.rotateSecret(caller.workspaceId, id), true) };
+    const { endpoint, secret } = await this.endpoints.rotateSecret(caller.workspaceId, id);
+    return { data: toEndpointResponse(endpoint, secret) };
   }
 
   @Get(':id/deliveries')

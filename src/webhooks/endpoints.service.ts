@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../common/app-error';
 import { randomBase62 } from '../common/random';
+import { SecretBox } from '../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PLANS, isPlan } from '../workspaces/plans';
+import { isDiscordWebhookUrl, isSlackWebhookUrl, maskChatUrl } from '../notifications/chat-messages';
 import { checkTargetUrl } from './address-guard';
 import type { EventType } from './outbox-event.entity';
 import { EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -32,11 +35,22 @@ export interface EndpointChange {
 
 const newSecret = () => SECRET_PREFIX + randomBase62(40);
 
+/** Where each sealed value lives: a value copied to another row or column does not open. */
+export const urlContext = (id: string) => `webhook_endpoints.url:${id}`;
+export const secretContext = (id: string) => `webhook_endpoints.secret:${id}`;
+
+/** An endpoint and, right after it was made or rotated, its plain signing secret. */
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpointEntity;
+  secret: string | null;
+}
+
 @Injectable()
 export class EndpointsService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly box: SecretBox,
   ) {}
 
   list(workspaceId: string): Promise<WebhookEndpointEntity[]> {
@@ -59,12 +73,9 @@ export class EndpointsService {
   }
 
   /** Creates an endpoint within the plan's count; the answer is the only time its secret is shown. */
-  async create(owner: EndpointOwner, input: NewEndpoint): Promise<WebhookEndpointEntity> {
+  async create(owner: EndpointOwner, input: NewEndpoint): Promise<EndpointWithSecret> {
     const kind = input.kind ?? 'webhook';
-    if (kind !== 'webhook') {
-      throw AppError.invalid('kind', 'slack and discord endpoints are not available yet; use webhook');
-    }
-    await this.checkUrl(input.url);
+    await this.checkUrl(kind, input.url);
     return this.db.transaction(async (manager) => {
       // Serialises creations in this workspace, so that two at once cannot pass the plan's count.
       await manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [owner.workspaceId]);
@@ -78,18 +89,30 @@ export class EndpointsService {
             : `This workspace's plan allows ${allowed} webhook endpoints; delete one or upgrade the plan.`,
         );
       }
+      const id = randomUUID();
+      const secret = kind === 'webhook' ? newSecret() : null;
       const repo = manager.getRepository(WebhookEndpointEntity);
-      return repo.save(
-        repo.create({ workspaceId: owner.workspaceId, kind, url: input.url, events: input.events, secret: newSecret() }),
+      const endpoint = await repo.save(
+        repo.create({
+          workspaceId: owner.workspaceId,
+          id,
+          kind,
+          ...this.sealUrl(id, kind, input.url),
+          events: input.events,
+          secretSealed: secret ? this.box.seal(secret, secretContext(id)) : null,
+        }),
       );
+      return { endpoint, secret };
     });
   }
 
   async update(workspaceId: string, id: string, change: EndpointChange): Promise<WebhookEndpointEntity> {
-    if (change.url !== undefined) await this.checkUrl(change.url);
     return this.db.transaction(async (manager) => {
       const endpoint = await this.get(workspaceId, id, manager);
-      if (change.url !== undefined) endpoint.url = change.url;
+      if (change.url !== undefined) {
+        await this.checkUrl(endpoint.kind, change.url);
+        Object.assign(endpoint, this.sealUrl(endpoint.id, endpoint.kind, change.url));
+      }
       if (change.events !== undefined) endpoint.events = change.events;
       if (change.enabled === true && !endpoint.enabled) {
         endpoint.enabled = true;
@@ -109,15 +132,16 @@ export class EndpointsService {
   }
 
   /** A new secret; the old one keeps signing for 24 hours, so receivers can switch over. */
-  async rotateSecret(workspaceId: string, id: string): Promise<WebhookEndpointEntity> {
+  async rotateSecret(workspaceId: string, id: string): Promise<EndpointWithSecret> {
     return this.db.transaction(async (manager) => {
       const endpoint = await this.get(workspaceId, id, manager);
       if (endpoint.kind !== 'webhook') throw AppError.invalid('kind', 'only webhook endpoints have a signing secret');
-      endpoint.previousSecret = endpoint.secret;
+      const secret = newSecret();
+      endpoint.previousSecretSealed = endpoint.secretSealed;
       endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-      endpoint.secret = newSecret();
+      endpoint.secretSealed = this.box.seal(secret, secretContext(endpoint.id));
       endpoint.updatedAt = new Date();
-      return manager.getRepository(WebhookEndpointEntity).save(endpoint);
+      return { endpoint: await manager.getRepository(WebhookEndpointEntity).save(endpoint), secret };
     });
   }
 
@@ -144,7 +168,22 @@ export class EndpointsService {
     Object.assign(endpoint, { enabled: false, disabledReason: reason });
   }
 
-  private checkUrl(url: string): Promise<void> {
-    return checkTargetUrl(url, { allowPrivate: this.config.webhookAllowPrivateTargets });
+  private sealUrl(id: string, kind: EndpointKind, url: string): Pick<WebhookEndpointEntity, 'urlSealed' | 'urlShown'> {
+    return { urlSealed: this.box.seal(url, urlContext(id)), urlShown: kind === 'webhook' ? url : maskChatUrl(url) };
+  }
+
+  /**
+   * Own servers: https to public addresses only. Slack and Discord: their incoming-webhook URLs
+   * only. The development switch lifts both.
+   */
+  private async checkUrl(kind: EndpointKind, url: string): Promise<void> {
+    const allowPrivate = this.config.webhookAllowPrivateTargets;
+    if (!allowPrivate && kind === 'slack' && !isSlackWebhookUrl(url)) {
+      throw AppError.invalid('url', 'must be a Slack incoming webhook URL (https://hooks.slack.com/services/…)');
+    }
+    if (!allowPrivate && kind === 'discord' && !isDiscordWebhookUrl(url)) {
+      throw AppError.invalid('url', 'must be a Discord webhook URL (https://discord.com/api/webhooks/…)');
+    }
+    await checkTargetUrl(url, { allowPrivate });
   }
 }

@@ -16,11 +16,13 @@ export class EventsService {
     workspaceId: string,
     type: EventType,
     data: Record<string, unknown>,
+    actorId: string | null = null,
   ): Promise<void> {
-    await manager.query(`INSERT INTO outbox_events (workspace_id, type, data) VALUES ($1, $2, $3)`, [
+    await manager.query(`INSERT INTO outbox_events (workspace_id, type, data, actor_id) VALUES ($1, $2, $3, $4)`, [
       workspaceId,
       type,
       JSON.stringify(data),
+      actorId,
     ]);
     await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
   }

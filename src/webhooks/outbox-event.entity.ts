@@ -22,6 +22,10 @@ export class OutboxEventEntity {
   @Column({ type: 'json' })
   data: Record<string, unknown>;
 
+  /** Who made the change (not emailed about their own change). */
+  @Column({ name: 'actor_id', type: 'uuid', nullable: true })
+  actorId: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt: Date;
 

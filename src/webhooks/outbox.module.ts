@@ -1,14 +1,15 @@
 import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import { Mailer } from '../notifications/mailer';
 import { OutboxProcessor } from './outbox.processor';
 import { WebhookSender } from './webhook-sender';
 import { WebhooksModule } from './webhooks.module';
 
-/** The outbox processor: in the API process (RUN_WORKER=true) or alone (`npm run start:worker`). */
+/** The outbox processor (webhooks, Slack, Discord and voter email): in the API process (RUN_WORKER=true) or alone (`npm run start:worker`). */
 @Module({
   imports: [WebhooksModule, HttpModule, ScheduleModule.forRoot()],
-  providers: [OutboxProcessor, WebhookSender],
+  providers: [OutboxProcessor, WebhookSender, Mailer],
   exports: [OutboxProcessor],
 })
 export class OutboxModule {}

@@ -4,40 +4,51 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { SecretBox } from '../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import { updateReturning } from '../database/queries';
+import { discordWebhookUrl } from '../notifications/chat-messages';
+import { MailMessage, Mailer } from '../notifications/mailer';
 import { PLANS, isPlan } from '../workspaces/plans';
-import { EndpointsService } from './endpoints.service';
+import { EndpointsService, secretContext, urlContext } from './endpoints.service';
+import { emailBody, endpointBody, OutboxEvent, statusChangeForVoters } from './fan-out';
 import { OUTBOX_CHANNEL } from './events.service';
 import { signatureHeader } from './signature';
+import type { EndpointKind } from './webhook-endpoint.entity';
 import { SendResult, WebhookSender } from './webhook-sender';
 
 /** Failures in a row after which an endpoint is turned off. */
 export const MAX_CONSECUTIVE_FAILURES = 20;
 const MAX_IN_FLIGHT = 64;
 const FAN_OUT_BATCH = 200;
+/** Slack and Discord: at most one message per second per channel. */
+const CHAT_PACE_MS = 1_000;
 const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
 
 interface ClaimedDelivery {
   workspace_id: string;
   id: string;
-  endpoint_id: string;
+  /** An endpoint delivery has an endpoint; a voter email has a recipient. */
+  endpoint_id: string | null;
+  recipient: string | null;
   event_type: string;
   body: string;
   attempt_count: number;
 }
 
+/** An endpoint as the processor needs it: URL and secrets unsealed. */
 interface EndpointTarget {
   id: string;
+  kind: EndpointKind;
   url: string;
   enabled: boolean;
-  secret: string | null;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
+  secrets: string[];
   plan: string;
 }
+
+const isChat = (kind: string | null | undefined) => kind === 'slack' || kind === 'discord';
 
 /**
  * The outbox processor. It fans committed events out to one delivery per subscribed endpoint,
@@ -65,6 +76,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     private readonly sender: WebhookSender,
     private readonly scheduler: SchedulerRegistry,
     @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
+    private readonly box: SecretBox,
+    private readonly mailer: Mailer,
   ) {}
 
   private get embedded(): boolean {
@@ -92,6 +105,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     await this.running;
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
     await Promise.allSettled([...this.inFlight]);
+    this.mailer.close();
   }
 
   /** Runs a pass now, or right after the one running. */
@@ -156,43 +170,50 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * Turns committed events into deliveries: one per enabled endpoint subscribed to the type at
-   * this moment, in workspaces whose plan has notifications. The body is serialised here, once.
+   * this moment, in workspaces whose plan has notifications, and for a real status change one
+   * email per voter with an address (not its author) when the board has `notify_voters` on.
+   * Each body is serialised here, once.
    */
   async fanOut(): Promise<number> {
     return this.db.transaction(async (manager) => {
-      const events: { workspace_id: string; id: string; type: string; created_at: Date; data: string }[] =
-        await manager.query(
-          `SELECT workspace_id, id, type, created_at, data::text AS data FROM outbox_events
-            WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-          [FAN_OUT_BATCH],
-        );
+      const events: OutboxEvent[] = await manager.query(
+        `SELECT workspace_id, id, type, created_at, data::text AS data, actor_id FROM outbox_events
+          WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [FAN_OUT_BATCH],
+      );
       if (events.length === 0) return 0;
       const workspaceIds = [...new Set(events.map((e) => e.workspace_id))];
-      const endpoints: { workspace_id: string; id: string; events: string[] }[] = await manager.query(
-        `SELECT e.workspace_id, e.id, e.events FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+      const endpoints: { workspace_id: string; id: string; kind: EndpointKind; events: string[] }[] = await manager.query(
+        `SELECT e.workspace_id, e.id, e.kind, e.events FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
           WHERE e.workspace_id = ANY($1) AND e.enabled AND w.plan <> 'free'`,
         [workspaceIds],
       );
-      const rows: string[][] = [[], [], [], [], [], [], []];
+      const rows: (string | null)[][] = [[], [], [], [], [], [], [], []];
+      const add = (event: OutboxEvent, id: string, endpointId: string | null, recipient: string | null, body: string) =>
+        [event.workspace_id, id, endpointId, recipient, event.id, event.type, event.created_at.toISOString(), body].forEach(
+          (value, i) => rows[i].push(value),
+        );
       for (const event of events) {
         for (const endpoint of endpoints) {
           if (endpoint.workspace_id !== event.workspace_id || !endpoint.events.includes(event.type)) continue;
           const id = randomUUID();
-          const body = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(event.type)},"created_at":${JSON.stringify(
-            event.created_at.toISOString(),
-          )},"data":${event.data}}`;
-          const values = [event.workspace_id, id, endpoint.id, event.id, event.type, event.created_at.toISOString(), body];
-          values.forEach((value, i) => rows[i].push(value));
+          add(event, id, endpoint.id, null, endpointBody(endpoint.kind, id, event));
+        }
+        const change = statusChangeForVoters(event);
+        if (change) {
+          for (const to of await this.votersToEmail(manager, event, change.post.board.id!, change.post.id)) {
+            add(event, randomUUID(), null, to, emailBody(change, to));
+          }
         }
       }
       if (rows[0].length > 0) {
         await manager.query(
           `INSERT INTO webhook_deliveries
-             (workspace_id, id, endpoint_id, event_id, event_type, event_created_at, body, next_attempt_at)
-           SELECT w, i, e, ev, t, c, b, now()
-             FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[])
-                  AS d(w, i, e, ev, t, c, b)
-           ON CONFLICT (workspace_id, endpoint_id, event_id) DO NOTHING`,
+             (workspace_id, id, endpoint_id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
+           SELECT w, i, e, r, ev, t, c, b, now()
+             FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::timestamptz[], $8::text[])
+                  AS d(w, i, e, r, ev, t, c, b)
+           ON CONFLICT DO NOTHING`,
           rows,
         );
       }
@@ -205,26 +226,81 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     });
   }
 
-  /** Claims as many due deliveries as there are free slots and starts sending them. */
+  /** Voters of the post with an email address, except whoever made the change. */
+  private async votersToEmail(manager: EntityManager, event: OutboxEvent, boardId: string, postId: number) {
+    const rows: { email: string }[] = await manager.query(
+      `SELECT DISTINCT ON (lower(p.email)) p.email
+         FROM votes v
+         JOIN people p ON p.workspace_id = v.workspace_id AND p.id = v.person_id
+         JOIN boards b ON b.workspace_id = v.workspace_id AND b.id = $3
+        WHERE v.workspace_id = $1 AND v.post_id = $2 AND b.notify_voters
+          AND p.email IS NOT NULL AND p.id IS DISTINCT FROM $4
+        ORDER BY lower(p.email)`,
+      [event.workspace_id, postId, boardId, event.actor_id],
+    );
+    return rows.map((row) => row.email);
+  }
+
+  /**
+   * Claims as many due deliveries as there are free slots and starts sending them. A Slack or
+   * Discord channel gives at most one delivery per second (and none while it asked us to wait):
+   * its `next_send_at` is moved on in the claiming transaction.
+   */
   private async claimAndSend(): Promise<number> {
     const slots = MAX_IN_FLIGHT - this.inFlight.size;
     if (slots <= 0 || this.stopping) return 0;
-    const claimed = await updateReturning<ClaimedDelivery>(
-      this.db,
-      `UPDATE webhook_deliveries d SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
-         FROM (SELECT workspace_id, id FROM webhook_deliveries
-                WHERE status = 'pending' AND next_attempt_at <= now()
-                  AND (locked_until IS NULL OR locked_until < now())
-                ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
-        WHERE d.workspace_id = due.workspace_id AND d.id = due.id
-        RETURNING d.workspace_id, d.id, d.endpoint_id, d.event_type, d.body, d.attempt_count`,
-      [this.workerId, this.leaseMs, slots],
-    );
+    const claimed = await this.db.transaction(async (manager) => {
+      const due: { workspace_id: string; id: string; endpoint_id: string | null; kind: string | null }[] =
+        await manager.query(
+          `SELECT d.workspace_id, d.id, d.endpoint_id, e.kind
+             FROM webhook_deliveries d
+             LEFT JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
+            WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+              AND (d.locked_until IS NULL OR d.locked_until < now())
+              AND (e.kind IS NULL OR e.kind = 'webhook' OR e.next_send_at <= now())
+            ORDER BY d.next_attempt_at, d.created_at
+            LIMIT $1
+              FOR UPDATE OF d SKIP LOCKED`,
+          [slots],
+        );
+      const channels = [...new Set(due.filter((d) => isChat(d.kind)).map((d) => d.endpoint_id!))];
+      const open = channels.length
+        ? new Set(
+            (
+              await updateReturning<{ id: string }>(
+                manager,
+                `UPDATE webhook_endpoints SET next_send_at = now() + $2 * interval '1 millisecond'
+                  WHERE id = ANY($1) AND next_send_at <= now() RETURNING id`,
+                [channels, CHAT_PACE_MS],
+              )
+            ).map((row) => row.id),
+          )
+        : new Set<string>();
+      const taken = new Set<string>();
+      const chosen = due.filter((d) => {
+        if (!isChat(d.kind)) return true;
+        if (!open.has(d.endpoint_id!) || taken.has(d.endpoint_id!)) return false;
+        taken.add(d.endpoint_id!); // the oldest due message of the channel
+        return true;
+      });
+      if (chosen.length === 0) return [];
+      return updateReturning<ClaimedDelivery>(
+        manager,
+        `UPDATE webhook_deliveries SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
+          WHERE (workspace_id, id) IN (SELECT * FROM unnest($3::uuid[], $4::uuid[]))
+          RETURNING workspace_id, id, endpoint_id, recipient, event_type, body, attempt_count`,
+        [this.workerId, this.leaseMs, chosen.map((d) => d.workspace_id), chosen.map((d) => d.id)],
+      );
+    });
     if (claimed.length === 0) return 0;
     const targets = await this.targets(claimed);
     const sendable: ClaimedDelivery[] = [];
     for (const delivery of claimed) {
-      const endpoint = targets.get(delivery.endpoint_id);
+      if (delivery.recipient !== null) {
+        this.start(delivery, null);
+        continue;
+      }
+      const endpoint = targets.get(delivery.endpoint_id!);
       if (!endpoint) continue; // deleted since: its deliveries went with it
       if (!endpoint.enabled) await this.finish(delivery, 'cancelled', 'endpoint_disabled');
       else sendable.push(delivery);
@@ -236,15 +312,19 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
         continue;
       }
       granted.set(delivery.workspace_id, granted.get(delivery.workspace_id)! - 1);
-      const task = this.attempt(delivery, targets.get(delivery.endpoint_id)!)
-        .catch((error) => this.logger.error(`Delivery ${delivery.id} could not be recorded: ${(error as Error).message}`))
-        .finally(() => {
-          this.inFlight.delete(task);
-          this.wake();
-        });
-      this.inFlight.add(task);
+      this.start(delivery, targets.get(delivery.endpoint_id!)!);
     }
     return claimed.length;
+  }
+
+  private start(delivery: ClaimedDelivery, endpoint: EndpointTarget | null): void {
+    const task = this.attempt(delivery, endpoint)
+      .catch((error) => this.logger.error(`Delivery ${delivery.id} could not be recorded: ${(error as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.wake();
+      });
+    this.inFlight.add(task);
   }
 
   /**
@@ -254,7 +334,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
   private async reserveQuota(deliveries: ClaimedDelivery[], targets: Map<string, EndpointTarget>): Promise<Map<string, number>> {
     const wanted = new Map<string, { count: number; plan: string }>();
     for (const d of deliveries) {
-      const entry = wanted.get(d.workspace_id) ?? { count: 0, plan: targets.get(d.endpoint_id)!.plan };
+      const entry = wanted.get(d.workspace_id) ?? { count: 0, plan: targets.get(d.endpoint_id!)!.plan };
       entry.count++;
       wanted.set(d.workspace_id, entry);
     }
@@ -286,31 +366,77 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async targets(claimed: ClaimedDelivery[]): Promise<Map<string, EndpointTarget>> {
-    const rows: EndpointTarget[] = await this.db.query(
-      `SELECT e.id, e.url, e.enabled, e.secret, e.previous_secret, e.previous_secret_expires_at, w.plan
+    const forEndpoints = claimed.filter((d) => d.endpoint_id !== null);
+    if (forEndpoints.length === 0) return new Map();
+    const rows: {
+      id: string;
+      kind: EndpointKind;
+      url_sealed: string;
+      enabled: boolean;
+      secret_sealed: string | null;
+      previous_secret_sealed: string | null;
+      previous_secret_expires_at: Date | null;
+      plan: string;
+    }[] = await this.db.query(
+      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.previous_secret_sealed,
+              e.previous_secret_expires_at, w.plan
          FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
         WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
-      [claimed.map((d) => d.workspace_id), claimed.map((d) => d.endpoint_id)],
+      [forEndpoints.map((d) => d.workspace_id), forEndpoints.map((d) => d.endpoint_id)],
     );
-    return new Map(rows.map((row) => [row.id, row]));
+    const now = new Date();
+    return new Map(
+      rows.map((row) => {
+        const sealed = [row.secret_sealed];
+        if (row.previous_secret_expires_at && row.previous_secret_expires_at > now) sealed.push(row.previous_secret_sealed);
+        const secrets = sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(row.id)));
+        const url = this.box.open(row.url_sealed, urlContext(row.id));
+        return [row.id, { id: row.id, kind: row.kind, url, enabled: row.enabled, secrets, plan: row.plan }];
+      }),
+    );
   }
 
-  private async attempt(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<void> {
-    const secrets = [endpoint.secret, endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date() ? endpoint.previous_secret : null]
-      .filter((s): s is string => !!s);
+  /** One attempt: signed to an own server, a message to Slack or Discord, or a voter's email. */
+  private async attempt(delivery: ClaimedDelivery, endpoint: EndpointTarget | null): Promise<void> {
     const at = new Date();
-    const result = await this.sender.post(
-      endpoint.url,
-      {
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENT,
-        'Chorus-Event': delivery.event_type,
-        'Chorus-Delivery': delivery.id,
-        'Chorus-Signature': signatureHeader(delivery.body, secrets, at),
-      },
-      delivery.body,
-    );
-    await this.record(delivery, at, result);
+    let result: SendResult;
+    if (!endpoint) {
+      result = await this.sendMail(JSON.parse(delivery.body) as MailMessage);
+    } else if (endpoint.kind === 'webhook') {
+      result = await this.sender.post(
+        endpoint.url,
+        {
+          'Content-Type': 'application/json',
+          'User-Agent': USER_AGENT,
+          'Chorus-Event': delivery.event_type,
+          'Chorus-Delivery': delivery.id,
+          'Chorus-Signature': signatureHeader(delivery.body, endpoint.secrets, at),
+        },
+        delivery.body,
+      );
+    } else {
+      const url = endpoint.kind === 'discord' ? discordWebhookUrl(endpoint.url) : endpoint.url;
+      result = await this.sender.post(url, { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }, delivery.body);
+    }
+    await this.record(delivery, endpoint, at, result);
+  }
+
+  private async sendMail(message: MailMessage): Promise<SendResult> {
+    const started = performance.now();
+    const result = { statusCode: null, responseBody: null, retryAfterMs: null };
+    try {
+      await this.mailer.send(message);
+      return { ...result, statusCode: 250, error: null, durationMs: Math.round(performance.now() - started) };
+    } catch (error) {
+      const code = (error as { responseCode?: number }).responseCode;
+      return {
+        ...result,
+        statusCode: code ?? null,
+        error: code ? null : 'smtp_error',
+        responseBody: (error as Error).message.slice(0, 2048),
+        durationMs: Math.round(performance.now() - started),
+      };
+    }
   }
 
   private async finish(delivery: ClaimedDelivery, status: 'failed' | 'cancelled', reason: string): Promise<void> {
@@ -321,11 +447,18 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     );
   }
 
-  /** Records the attempt and what follows from it, for the delivery and for its endpoint. */
-  private async record(delivery: ClaimedDelivery, at: Date, result: SendResult): Promise<void> {
-    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const schedule = this.config.webhookRetrySchedule;
+  /**
+   * Records the attempt and what follows from it, for the delivery and for its endpoint: a
+   * failure is retried on the schedule (a 429 from Slack or Discord after the wait it asked
+   * for), 404 or 410 from Slack or Discord turns the endpoint off at once, and 20 failures in
+   * a row turn any endpoint off.
+   */
+  private async record(delivery: ClaimedDelivery, endpoint: EndpointTarget | null, at: Date, result: SendResult): Promise<void> {
+    const ok = endpoint
+      ? result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
+      : result.statusCode === 250;
     const attempts = delivery.attempt_count + 1;
+    const ended = new Date(at.getTime() + result.durationMs);
     await this.db.transaction(async (manager) => {
       await manager.query(
         `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
@@ -339,14 +472,29 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
             WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
           [delivery.workspace_id, delivery.id, attempts, this.workerId],
         );
-        if (updated === 0) return; // the lease ran out and another processor owns it now
+        if (updated === 0 || !endpoint) return; // lease lost (another processor owns it), or an email
         await manager.query(
           `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE workspace_id = $1 AND id = $2 AND consecutive_failures <> 0`,
-          [delivery.workspace_id, delivery.endpoint_id],
+          [delivery.workspace_id, endpoint.id],
         );
         return;
       }
-      const delay = schedule[attempts - 1];
+      if (endpoint && isChat(endpoint.kind) && (result.statusCode === 404 || result.statusCode === 410)) {
+        // The channel or its webhook is gone: retrying cannot help.
+        await this.endpoints.disable(manager, { workspaceId: delivery.workspace_id, id: endpoint.id }, 'gone');
+        this.logger.warn(`Endpoint ${endpoint.id} turned off: ${endpoint.kind} answered ${result.statusCode}.`);
+        return;
+      }
+      const waitMs = result.statusCode === 429 && result.retryAfterMs !== null ? result.retryAfterMs : null;
+      if (endpoint && waitMs !== null && isChat(endpoint.kind)) {
+        await manager.query(
+          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz + $4 * interval '1 millisecond')
+            WHERE workspace_id = $1 AND id = $2`,
+          [delivery.workspace_id, endpoint.id, ended, waitMs],
+        );
+      }
+      const delay = this.config.webhookRetrySchedule[attempts - 1];
+      const next = delay === undefined ? null : Math.max(delay, waitMs ?? 0);
       const [, updated] = await manager.query(
         `UPDATE webhook_deliveries
             SET attempt_count = $3, locked_by = NULL, locked_until = NULL,
@@ -354,18 +502,18 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
                 reason = CASE WHEN $5::integer IS NULL THEN 'retries_exhausted' END,
                 next_attempt_at = CASE WHEN $5::integer IS NULL THEN NULL ELSE $6::timestamptz + $5 * interval '1 millisecond' END
           WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
-        [delivery.workspace_id, delivery.id, attempts, this.workerId, delay ?? null, new Date(at.getTime() + result.durationMs)],
+        [delivery.workspace_id, delivery.id, attempts, this.workerId, next, ended],
       );
-      if (updated === 0) return; // the lease ran out and another processor owns it now
-      const [endpoint] = await updateReturning<{ consecutive_failures: number; enabled: boolean }>(
+      if (updated === 0 || !endpoint) return;
+      const [counted] = await updateReturning<{ consecutive_failures: number; enabled: boolean }>(
         manager,
         `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
           WHERE workspace_id = $1 AND id = $2 RETURNING consecutive_failures, enabled`,
-        [delivery.workspace_id, delivery.endpoint_id],
+        [delivery.workspace_id, endpoint.id],
       );
-      if (endpoint?.enabled && endpoint.consecutive_failures >= MAX_CONSECUTIVE_FAILURES) {
-        await this.endpoints.disable(manager, { workspaceId: delivery.workspace_id, id: delivery.endpoint_id }, 'consecutive_failures');
-        this.logger.warn(`Endpoint ${delivery.endpoint_id} turned off after ${MAX_CONSECUTIVE_FAILURES} failures in a row.`);
+      if (counted?.enabled && counted.consecutive_failures >= MAX_CONSECUTIVE_FAILURES) {
+        await this.endpoints.disable(manager, { workspaceId: delivery.workspace_id, id: endpoint.id }, 'consecutive_failures');
+        this.logger.warn(`Endpoint ${endpoint.id} turned off after ${MAX_CONSECUTIVE_FAILURES} failures in a row.`);
       }
     });
   }

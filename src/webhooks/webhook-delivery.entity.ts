@@ -3,7 +3,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 export type DeliveryReason = 'quota_exceeded' | 'endpoint_disabled' | 'retries_exhausted';
 
-/** One event for one endpoint. `body` is serialised once; every attempt sends these bytes. */
+/**
+ * One event for one endpoint, or one voter's email about it. `body` is serialised once; every
+ * attempt sends these bytes.
+ */
 @Entity('webhook_deliveries')
 export class WebhookDeliveryEntity {
   @PrimaryColumn({ name: 'workspace_id', type: 'uuid' })
@@ -13,8 +16,12 @@ export class WebhookDeliveryEntity {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
 
-  @Column({ name: 'endpoint_id', type: 'uuid' })
-  endpointId: string;
+  @Column({ name: 'endpoint_id', type: 'uuid', nullable: true })
+  endpointId: string | null;
+
+  /** The email address of a voter email; null for endpoint deliveries. */
+  @Column({ type: 'text', nullable: true })
+  recipient: string | null;
 
   @Column({ name: 'event_id', type: 'uuid' })
   eventId: string;

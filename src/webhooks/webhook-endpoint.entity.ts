@@ -16,22 +16,31 @@ export class WebhookEndpointEntity {
   @Column({ type: 'text' })
   kind: EndpointKind;
 
-  @Column({ type: 'text' })
-  url: string;
+  /** The URL, sealed: a Slack or Discord URL is a credential. */
+  @Column({ name: 'url_sealed', type: 'text' })
+  urlSealed: string;
+
+  /** What answers and logs may show: the URL, masked for Slack and Discord. */
+  @Column({ name: 'url_shown', type: 'text' })
+  urlShown: string;
 
   @Column({ type: 'text', array: true })
   events: EventType[];
 
-  /** The signing secret (`whsec_…`) of an own-server endpoint; null for Slack and Discord. */
-  @Column({ type: 'text', nullable: true })
-  secret: string | null;
+  /** The signing secret (`whsec_…`) of an own-server endpoint, sealed; null for Slack and Discord. */
+  @Column({ name: 'secret_sealed', type: 'text', nullable: true })
+  secretSealed: string | null;
 
-  /** The secret before the last rotation, still signing until previous_secret_expires_at. */
-  @Column({ name: 'previous_secret', type: 'text', nullable: true })
-  previousSecret: string | null;
+  /** The secret before the last rotation, sealed, still signing until previous_secret_expires_at. */
+  @Column({ name: 'previous_secret_sealed', type: 'text', nullable: true })
+  previousSecretSealed: string | null;
 
   @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', precision: 3, nullable: true })
   previousSecretExpiresAt: Date | null;
+
+  /** Slack and Discord: the channel's next message waits until then (pacing, Retry-After). */
+  @Column({ name: 'next_send_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
+  nextSendAt: Date;
 
   @Column({ type: 'boolean', default: true })
   enabled: boolean;

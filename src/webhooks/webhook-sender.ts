@@ -16,6 +16,20 @@ export interface SendResult {
   durationMs: number;
   /** The first 2 KiB of the answer's body. */
   responseBody: string | null;
+  /** How long the receiver asked us to wait (429: `Retry-After`, or Discord's `retry_after`). */
+  retryAfterMs: number | null;
+}
+
+/** `Retry-After` in seconds, or Discord's JSON `retry_after` (seconds, fractional). */
+function retryAfter(header: unknown, body: string): number | null {
+  try {
+    const parsed = JSON.parse(body) as { retry_after?: unknown };
+    if (typeof parsed.retry_after === 'number' && parsed.retry_after >= 0) return Math.ceil(parsed.retry_after * 1000);
+  } catch {
+    // not JSON: Slack answers 429 with plain text and the header
+  }
+  const seconds = Number(header);
+  return typeof header === 'string' && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds * 1000) : null;
 }
 
 function errorClass(error: unknown): string {
@@ -75,10 +89,22 @@ export class WebhookSender {
         }),
       );
       const responseBody = await readStart(response.data, RESPONSE_BODY_LIMIT);
-      return { statusCode: response.status, error: null, durationMs: elapsed(), responseBody };
+      return {
+        statusCode: response.status,
+        error: null,
+        durationMs: elapsed(),
+        responseBody,
+        retryAfterMs: response.status === 429 ? retryAfter(response.headers['retry-after'], responseBody) : null,
+      };
     } catch (error) {
       const timedOut = abort.signal.aborted;
-      return { statusCode: null, error: timedOut ? 'timeout' : errorClass(error), durationMs: elapsed(), responseBody: null };
+      return {
+        statusCode: null,
+        error: timedOut ? 'timeout' : errorClass(error),
+        durationMs: elapsed(),
+        responseBody: null,
+        retryAfterMs: null,
+      };
     } finally {
       clearTimeout(timer);
     }

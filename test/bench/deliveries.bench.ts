@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * Webhook deliveries end to end: creates BENCH_EVENTS posts (default 2,000) through
  * PostsService.create, each committing a `post.created` event, and lets the outbox processor
@@ -150,6 +151,7 @@ async function main() {
     BASE_URL: 'https://chorus.bench',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
   };
   const config = loadConfig({ ...env, RUN_WORKER: WORKERS === 0 ? 'true' : 'false' });
   const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['warn', 'error'] });

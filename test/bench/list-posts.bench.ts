@@ -5,6 +5,7 @@
  * real HTTP requests. `npm run bench:list`; BENCH_DATABASE_URL names the server,
  * BENCH_KEEP=true keeps (and reuses, when already seeded) the database `chorus_bench`.
  */
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -123,7 +124,13 @@ async function main() {
 
   // The real app. The 1 s rate-limit window keeps the bench under the business plan's limit;
   // a 429 is still retried after Retry-After, and such waits are not timed.
-  const config = loadConfig({ DATABASE_URL: dbUrl, BASE_URL: 'https://chorus.bench', RUN_WORKER: 'false', RATE_LIMIT_WINDOW_MS: '1000' });
+  const config = loadConfig({
+    DATABASE_URL: dbUrl,
+    BASE_URL: 'https://chorus.bench',
+    RUN_WORKER: 'false',
+    RATE_LIMIT_WINDOW_MS: '1000',
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+  });
   const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['error'] });
   await app.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;

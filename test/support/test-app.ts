@@ -17,6 +17,9 @@ export const testDatabaseUrl = (): string => {
   return url;
 };
 
+/** The key for secrets at rest in every test process (apps, CLI and workers share the database). */
+export const TEST_ENCRYPTION_KEY = '5e'.repeat(32);
+
 export const onEmbeddedDatabase = (): boolean =>
   JSON.parse(process.env.CHORUS_TEST_DATABASE ?? '{}').kind === 'embedded';
 
@@ -33,6 +36,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     BASE_URL: 'https://chorus.test',
     PUBLIC_BASE_URL: 'https://boards.chorus.test',
     RUN_WORKER: 'false',
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...env,
   });
   const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };
