@@ -4,20 +4,35 @@ import { BearerGuard } from './auth/bearer.guard';
 import { RequestAuthenticator } from './auth/request-authenticator';
 import { BodyErrorInterceptor } from './common/body-error.interceptor';
 import { ErrorFilter } from './common/error.filter';
+import { loggerModule } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import type { DatabaseTarget } from './database/database';
+import { HealthModule } from './health/health.module';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
 import { OutboxModule } from './webhooks/outbox.module';
 
-/** The HTTP API: the core, and in front of it (in this order) the bearer and throttler guards. */
+/**
+ * The HTTP API: the core, health, metrics and logs, and in front of every route (in this order)
+ * the bearer and throttler guards.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, database: DatabaseTarget): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, database), RateLimitModule, ...(config.runWorker ? [OutboxModule] : [])],
+      imports: [
+        loggerModule(config),
+        CoreModule.forRoot(config, database),
+        MetricsModule,
+        RateLimitModule,
+        HealthModule,
+        ...(config.runWorker ? [OutboxModule] : []),
+      ],
+      controllers: [MetricsController],
       providers: [
         RequestAuthenticator,
         { provide: APP_GUARD, useClass: BearerGuard },

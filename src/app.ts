@@ -1,29 +1,25 @@
-import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { jsonBody, queryValues, requestId } from './common/http-middleware';
 import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
+import { httpMetrics } from './metrics/http-metrics.middleware';
+import { MetricsService } from './metrics/metrics.service';
 
-export interface AppOptions {
-  logger?: LogLevel[] | false;
-}
-
-/** The HTTP application, with migrations applied; not yet listening. */
-export async function createApp(
-  config: AppConfig,
-  database: DatabaseTarget,
-  options: AppOptions = {},
-): Promise<NestExpressApplication> {
+/** The HTTP application, with migrations applied; not yet listening. Logs at LOG_LEVEL. */
+export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
     bodyParser: false,
-    logger: options.logger ?? ['log', 'warn', 'error'],
+    bufferLogs: true,
   });
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.use(requestId);
+  app.use(httpMetrics(app.get(MetricsService)));
   app.use(jsonBody);
   app.use(queryValues);
   await runMigrations(app.get(DataSource), database.embedded);

@@ -4,6 +4,7 @@ import { createApp } from './app';
 import { loadConfig } from './config/app-config';
 import { openDatabaseTarget } from './database/database';
 import { seedAndAnnounceDemo } from './demo/demo-seed';
+import { closeOnSignals, stopListening } from './shutdown';
 import { exitOnStartupError } from './startup';
 
 async function main(): Promise<void> {
@@ -16,21 +17,13 @@ async function main(): Promise<void> {
     new Logger('Chorus').log(
       `Listening on ${config.baseUrl} (database: ${database.embedded ? `embedded, in ${config.dataDir}` : 'PostgreSQL'})`,
     );
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) return;
-      stopping = true;
-      try {
-        await app.close();
-        await database.close();
-        process.exit(0);
-      } catch (error) {
-        new Logger('Chorus').error(`Shutdown failed: ${(error as Error).stack}`);
-        process.exit(1);
-      }
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    closeOnSignals(async () => {
+      // New connections are refused at once; requests in flight are answered first. Then the
+      // outbox processor finishes its sends, and the database closes.
+      await stopListening(app.getHttpServer());
+      await app.close();
+      await database.close();
+    });
   } catch (error) {
     await database.close();
     throw error;

@@ -170,8 +170,9 @@ describePg('several outbox processors on one PostgreSQL', () => {
       RUN_WORKER: 'false', // this process only makes events; the workers deliver them
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      LOG_LEVEL: 'error',
     });
-    app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['error'] });
+    app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} });
     await app.init();
     sql = new Client({ connectionString: dbUrl });
     await sql.connect();

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Transform, plainToInstance } from 'class-transformer';
 import {
   IsBoolean,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -79,6 +80,12 @@ export class EnvironmentVariables {
   RUN_WORKER: boolean = true;
 
   @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+  })
+  LOG_LEVEL: string = 'info';
+
+  @IsOptional()
   @Matches(/^smtps?:\/\//, { message: 'must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
 
@@ -118,6 +125,8 @@ export interface AppConfig {
   baseUrl: string;
   publicBaseUrl: string;
   runWorker: boolean;
+  /** JSON log lines at this level and above (pino levels). */
+  logLevel: string;
   smtpUrl: string | undefined;
   encryptionKey: string | undefined;
   webhookTimeoutMs: number;
@@ -165,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     baseUrl,
     publicBaseUrl: stripSlash(vars.PUBLIC_BASE_URL ?? baseUrl),
     runWorker: vars.RUN_WORKER,
+    logLevel: vars.LOG_LEVEL,
     smtpUrl: vars.SMTP_URL,
     encryptionKey: vars.ENCRYPTION_KEY?.toLowerCase(),
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,

@@ -100,6 +100,16 @@ export class RateLimitStore implements OnApplicationShutdown {
     return this.count(key, limit, false);
   }
 
+  /** Whether Redis answers; null when no REDIS_URL is set. */
+  async redisAnswers(): Promise<boolean | null> {
+    if (!this.redis) return null;
+    try {
+      return (await this.redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
   get windowMs(): number {
     return this.config.rateLimitWindowMs;
   }

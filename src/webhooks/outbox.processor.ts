@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
@@ -9,6 +9,7 @@ import { SecretBox } from '../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import { updateReturning } from '../database/queries';
+import { MetricsService } from '../metrics/metrics.service';
 import { discordWebhookUrl } from '../notifications/chat-messages';
 import { MailMessage, Mailer } from '../notifications/mailer';
 import { PLANS, isPlan } from '../workspaces/plans';
@@ -34,6 +35,7 @@ interface ClaimedDelivery {
   endpoint_id: string | null;
   recipient: string | null;
   event_type: string;
+  event_created_at: Date;
   body: string;
   attempt_count: number;
 }
@@ -46,6 +48,8 @@ interface EndpointTarget {
   enabled: boolean;
   secrets: string[];
   plan: string;
+  /** Its URL or a secret does not open with this key: its deliveries fail without being sent. */
+  unreadable?: boolean;
 }
 
 const isChat = (kind: string | null | undefined) => kind === 'slack' || kind === 'discord';
@@ -58,7 +62,7 @@ const isChat = (kind: string | null | undefined) => kind === 'slack' || kind ===
  * embedded database, where NOTIFY does not cross connections).
  */
 @Injectable()
-export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Set<Promise<void>>();
@@ -78,6 +82,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
     private readonly box: SecretBox,
     private readonly mailer: Mailer,
+    private readonly metrics: MetricsService,
   ) {}
 
   private get embedded(): boolean {
@@ -96,7 +101,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     this.wake();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the database closes: no new claims; the sends in flight finish and are recorded. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.retryTimer);
     if (this.scheduler.doesExist('interval', 'outbox-poll')) this.scheduler.deleteInterval('outbox-poll');
@@ -144,8 +150,24 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
          FROM webhook_deliveries WHERE status = 'pending' AND locked_by IS NULL`,
     );
     if (next?.due_in_ms === null || next === undefined || this.stopping) return;
+    let dueInMs = next.due_in_ms;
+    if (dueInMs <= 0) {
+      // Due, yet the pass that just ended claimed nothing: held back by a Slack or Discord
+      // channel's pace or Retry-After (or no free slot, and an ending send wakes us). Wake when
+      // the first such channel opens, not every few milliseconds until then.
+      const [held]: { due_in_ms: number | null }[] = await this.db.query(
+        `SELECT (extract(epoch FROM min(e.next_send_at) - now()) * 1000)::integer AS due_in_ms
+           FROM webhook_endpoints e
+          WHERE e.kind <> 'webhook' AND e.next_send_at > now()
+            AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                         WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending'
+                           AND d.locked_by IS NULL AND d.next_attempt_at <= now())`,
+      );
+      if (held?.due_in_ms !== null && held !== undefined) dueInMs = held.due_in_ms;
+      if (this.stopping) return;
+    }
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.wake(), Math.max(0, next.due_in_ms) + 5);
+    this.retryTimer = setTimeout(() => this.wake(), Math.max(0, dueInMs) + 5);
     this.retryTimer.unref();
   }
 
@@ -288,7 +310,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
         manager,
         `UPDATE webhook_deliveries SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
           WHERE (workspace_id, id) IN (SELECT * FROM unnest($3::uuid[], $4::uuid[]))
-          RETURNING workspace_id, id, endpoint_id, recipient, event_type, body, attempt_count`,
+          RETURNING workspace_id, id, endpoint_id, recipient, event_type, event_created_at, body, attempt_count`,
         [this.workerId, this.leaseMs, chosen.map((d) => d.workspace_id), chosen.map((d) => d.id)],
       );
     });
@@ -303,7 +325,16 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
       const endpoint = targets.get(delivery.endpoint_id!);
       if (!endpoint) continue; // deleted since: its deliveries went with it
       if (!endpoint.enabled) await this.finish(delivery, 'cancelled', 'endpoint_disabled');
-      else sendable.push(delivery);
+      else if (endpoint.unreadable) {
+        // A failed attempt (retried, counted towards turning the endpoint off), not the whole batch's failure.
+        await this.record(delivery, endpoint, new Date(), {
+          statusCode: null,
+          error: 'secret_unreadable',
+          durationMs: 0,
+          responseBody: null,
+          retryAfterMs: null,
+        });
+      } else sendable.push(delivery);
     }
     const granted = await this.reserveQuota(sendable, targets);
     for (const delivery of sendable) {
@@ -387,11 +418,18 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
     const now = new Date();
     return new Map(
       rows.map((row) => {
-        const sealed = [row.secret_sealed];
-        if (row.previous_secret_expires_at && row.previous_secret_expires_at > now) sealed.push(row.previous_secret_sealed);
-        const secrets = sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(row.id)));
-        const url = this.box.open(row.url_sealed, urlContext(row.id));
-        return [row.id, { id: row.id, kind: row.kind, url, enabled: row.enabled, secrets, plan: row.plan }];
+        const target = { id: row.id, kind: row.kind, url: '', enabled: row.enabled, secrets: [] as string[], plan: row.plan };
+        try {
+          const sealed = [row.secret_sealed];
+          if (row.previous_secret_expires_at && row.previous_secret_expires_at > now) sealed.push(row.previous_secret_sealed);
+          target.secrets = sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(row.id)));
+          target.url = this.box.open(row.url_sealed, urlContext(row.id));
+        } catch {
+          // One such row (restored under another ENCRYPTION_KEY, say) must not stop the others in the batch.
+          this.logger.error(`Endpoint ${row.id}: its URL or signing secret does not open with this ENCRYPTION_KEY.`);
+          return [row.id, { ...target, unreadable: true }];
+        }
+        return [row.id, target];
       }),
     );
   }
@@ -419,6 +457,30 @@ export class OutboxProcessor implements OnApplicationBootstrap, OnApplicationShu
       result = await this.sender.post(url, { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }, delivery.body);
     }
     await this.record(delivery, endpoint, at, result);
+    this.report(delivery, endpoint, result);
+  }
+
+  /** One log line and the metrics of an attempt. Never the URL: for Slack and Discord it is a secret. */
+  private report(delivery: ClaimedDelivery, endpoint: EndpointTarget | null, result: SendResult): void {
+    const kind = endpoint?.kind ?? 'email';
+    const ok = endpoint ? result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 : result.statusCode === 250;
+    this.metrics.deliveryAttempts.inc({ kind, outcome: ok ? 'success' : 'failure' });
+    if (ok) this.metrics.deliveryLatency.observe({ kind }, (Date.now() - new Date(delivery.event_created_at).getTime()) / 1000);
+    const line = {
+      msg: 'delivery attempt',
+      delivery_id: delivery.id,
+      workspace_id: delivery.workspace_id,
+      endpoint_id: delivery.endpoint_id,
+      kind,
+      event_type: delivery.event_type,
+      attempt: delivery.attempt_count + 1,
+      outcome: ok ? 'success' : 'failure',
+      status_code: result.statusCode,
+      error: result.error,
+      duration_ms: result.durationMs,
+    };
+    if (ok) this.logger.log(line);
+    else this.logger.warn(line);
   }
 
   private async sendMail(message: MailMessage): Promise<SendResult> {

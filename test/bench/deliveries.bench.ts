@@ -153,8 +153,8 @@ async function main() {
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
   };
-  const config = loadConfig({ ...env, RUN_WORKER: WORKERS === 0 ? 'true' : 'false' });
-  const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['warn', 'error'] });
+  const config = loadConfig({ ...env, RUN_WORKER: WORKERS === 0 ? 'true' : 'false', LOG_LEVEL: 'warn' });
+  const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} });
   await app.init();
   const workers: ChildProcess[] = [];
   try {

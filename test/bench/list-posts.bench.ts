@@ -129,9 +129,10 @@ async function main() {
     BASE_URL: 'https://chorus.bench',
     RUN_WORKER: 'false',
     RATE_LIMIT_WINDOW_MS: '1000',
+    LOG_LEVEL: 'error',
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
   });
-  const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} }, { logger: ['error'] });
+  const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} });
   await app.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   const dataSource = app.get(DataSource);

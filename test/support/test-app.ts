@@ -37,10 +37,11 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     PUBLIC_BASE_URL: 'https://boards.chorus.test',
     RUN_WORKER: 'false',
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+    LOG_LEVEL: 'error',
     ...env,
   });
   const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };
-  const app = await createApp(config, database, { logger: ['error'] });
+  const app = await createApp(config, database);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {

@@ -1,0 +1,71 @@
+import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
+import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { Public } from '../auth/public.decorator';
+import { oldestDueSeconds } from '../metrics/metrics.service';
+import { RateLimitStore } from '../rate-limit/rate-limit.store';
+
+/** A due delivery nobody has picked up for this long means no processor is working. */
+export const OUTBOX_STUCK_SECONDS = 300;
+
+/** For load balancers and orchestrators; no key. */
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    private readonly typeorm: TypeOrmHealthIndicator,
+    private readonly limits: RateLimitStore,
+    @InjectDataSource() private readonly db: DataSource,
+  ) {}
+
+  /** The process is alive and answering. */
+  @Public()
+  @Get('healthz')
+  live() {
+    return { status: 'ok' };
+  }
+
+  /** Ready for traffic: database reachable and migrated, Redis reachable if configured, outbox moving. */
+  @Public()
+  @Get('readyz')
+  async ready(@Res({ passthrough: true }) res: Response) {
+    try {
+      return await this.health.check([
+        () => this.typeorm.pingCheck('database', { timeout: 2_000 }),
+        () =>
+          this.indicators
+            .check('migrations')
+            .attempt(async () => {
+              if (await this.db.showMigrations()) throw new Error('migrations are pending: run npm run migration:run');
+              return {};
+            })
+            .withTimeout(3_000),
+        () =>
+          this.indicators
+            .check('redis')
+            .attempt(async () => {
+              const answers = await this.limits.redisAnswers();
+              if (answers === false) throw new Error('Redis does not answer');
+              return { configured: answers !== null };
+            })
+            .withTimeout(2_000),
+        () =>
+          this.indicators
+            .check('outbox')
+            .attempt(async () => {
+              const oldestDue = Math.round(await oldestDueSeconds(this.db));
+              if (oldestDue > OUTBOX_STUCK_SECONDS) throw new Error(`a delivery has waited ${oldestDue} s for a processor`);
+              return { oldest_due_seconds: oldestDue };
+            })
+            .withTimeout(3_000),
+      ]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      res.status(503);
+      return error.getResponse();
+    }
+  }
+}
