@@ -8,6 +8,7 @@ import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
 import { httpMetrics } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
+import { serveOpenApi } from './openapi';
 
 /** The HTTP application, with migrations applied; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
@@ -22,6 +23,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.use(httpMetrics(app.get(MetricsService)));
   app.use(jsonBody);
   app.use(queryValues);
+  serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);
   return app;
 }

@@ -1,13 +1,26 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { Links } from '../config/links';
 import type { BoardEntity } from './board.entity';
 
-export interface BoardResponse {
-  id: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  public: boolean;
-  url: string;
+/** A board as the API shows it. */
+export class BoardResponse {
+  @ApiProperty({ format: 'uuid', description: 'Identifier of the board.' })
+  id!: string;
+
+  @ApiProperty({ example: 'feedback', description: 'Short name used in the `board` parameter.' })
+  slug!: string;
+
+  @ApiProperty({ example: 'Feedback' })
+  name!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ description: 'False for private boards.' })
+  public!: boolean;
+
+  @ApiProperty({ example: 'https://feedback.example.com/acme/feedback', description: 'Public address of the board.' })
+  url!: string;
 }
 
 export function toBoardResponse(board: BoardEntity, workspaceSlug: string, links: Links): BoardResponse {

@@ -1,10 +1,14 @@
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { DataOf } from '../common/openapi';
 import { Controller, Get } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
 import { Links } from '../config/links';
-import { toBoardResponse } from './board.mapper';
+import { BoardResponse, toBoardResponse } from './board.mapper';
 import { BoardsService } from './boards.service';
 
+@ApiTags('Boards')
+@ApiBearerAuth()
 @Controller('api/v1/boards')
 export class BoardsController {
   constructor(
@@ -13,6 +17,8 @@ export class BoardsController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'Every board of the workspace, private ones included.' })
+  @ApiOkResponse({ type: DataOf(BoardResponse, { list: true }) })
   async list(@CurrentCaller() caller: Caller) {
     const boards = await this.boards.list(caller.workspaceId);
     return { data: boards.map((b) => toBoardResponse(b, caller.workspaceSlug, this.links)) };

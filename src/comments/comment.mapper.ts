@@ -1,3 +1,6 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { AuthorRef } from '../posts/post.mapper';
+
 export interface CommentRow {
   id: string;
   post_id: string;
@@ -12,13 +15,25 @@ export const COMMENT_SELECT = `
     FROM comments c
     JOIN people a ON a.workspace_id = c.workspace_id AND a.id = c.author_id`;
 
-export interface CommentResponse {
-  id: number;
-  post_id: number;
-  body: string;
-  official: boolean;
-  author: { name: string };
-  created_at: string;
+/** A comment as the API shows it. */
+export class CommentResponse {
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  id!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  post_id!: number;
+
+  @ApiProperty({ description: 'Up to 2,000 characters when created through the API.' })
+  body!: string;
+
+  @ApiProperty({ description: 'True for a team reply.' })
+  official!: boolean;
+
+  @ApiProperty({ type: AuthorRef })
+  author!: AuthorRef;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
 }
 
 export function toCommentResponse(row: CommentRow): CommentResponse {

@@ -1,21 +1,33 @@
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, DataOf } from '../common/openapi';
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { PostIdPipe } from '../common/post-id.pipe';
 import type { Caller } from '../common/request-context';
 import { BodyValidation } from '../common/validation';
+import { CommentResponse } from './comment.mapper';
 import { CommentsService } from './comments.service';
 import { CreateCommentDto } from './dto/create-comment.dto';
 
+@ApiTags('Comments')
+@ApiBearerAuth()
+@ApiParam({ name: 'id', description: 'The post.', schema: { type: 'integer', minimum: 1 } })
 @Controller('api/v1/posts/:id/comments')
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
   @Get()
+  @ApiOperation({ summary: 'A post\'s comments, oldest first.' })
+  @ApiOkResponse({ type: DataOf(CommentResponse, { list: true }) })
+  @ApiErrors(404)
   async list(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) postId: number) {
     return { data: await this.comments.list(caller, postId) };
   }
 
   @Post()
+  @ApiOperation({ summary: 'Posts an official team reply as the key creator. Sends comment.created.' })
+  @ApiCreatedResponse({ type: DataOf(CommentResponse) })
+  @ApiErrors(400, 404, 413)
   async create(
     @CurrentCaller() caller: Caller,
     @Param('id', PostIdPipe) postId: number,

@@ -1,12 +1,15 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsIntegerString } from './validation';
 
 /** `limit` (1–100, default 25) and `offset` (≥ 0), as every paged list takes them. */
 export class PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 25 })
   @IsOptional()
   @IsIntegerString(1, 100)
   limit?: string;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'Pass the previous page\'s `next_offset`.' })
   @IsOptional()
   @IsIntegerString(0, Number.MAX_SAFE_INTEGER)
   offset?: string;

@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -11,6 +12,7 @@ import { RateLimitStore } from '../rate-limit/rate-limit.store';
 export const OUTBOX_STUCK_SECONDS = 300;
 
 /** For load balancers and orchestrators; no key. */
+@ApiExcludeController()
 @Controller()
 export class HealthController {
   constructor(

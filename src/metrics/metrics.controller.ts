@@ -1,9 +1,11 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Get, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { MetricsService } from './metrics.service';
 
 /** Prometheus' scrape target. No key: keep it on the internal network. */
+@ApiExcludeController()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

@@ -1,5 +1,6 @@
+import { ApiProperty } from '@nestjs/swagger';
 import type { Links } from '../config/links';
-import type { PostCategory, PostStatus } from './post.entity';
+import { POST_CATEGORIES, POST_STATUSES, PostCategory, PostStatus } from './post.entity';
 
 /** One row of postSelect: a post with its board, author and merge target. */
 export interface PostRow {
@@ -35,22 +36,79 @@ export const postSelect = (source = 'posts') => `
     LEFT JOIN posts m ON m.workspace_id = p.workspace_id AND m.id = p.merged_into_id
     LEFT JOIN boards mb ON mb.workspace_id = m.workspace_id AND mb.id = m.board_id`;
 
-export interface PostResponse {
-  id: number;
-  board: { id: string; slug: string; name: string };
-  title: string;
-  body: string;
-  category: PostCategory;
-  status: PostStatus;
-  votes: number;
-  comments: number;
-  pinned: boolean;
-  merged_into: { id: number; title: string; url: string } | null;
-  author: { name: string };
-  url: string;
-  admin_url: string;
-  created_at: string;
-  updated_at: string;
+export class PostBoardRef {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty()
+  slug!: string;
+
+  @ApiProperty()
+  name!: string;
+}
+
+export class MergedIntoRef {
+  @ApiProperty({ type: 'integer' })
+  id!: number;
+
+  @ApiProperty()
+  title!: string;
+
+  @ApiProperty()
+  url!: string;
+}
+
+export class AuthorRef {
+  @ApiProperty({ example: 'Ada Lovelace' })
+  name!: string;
+}
+
+/** A post as the API shows it. */
+export class PostResponse {
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  id!: number;
+
+  @ApiProperty({ type: PostBoardRef })
+  board!: PostBoardRef;
+
+  @ApiProperty({ minLength: 4, maxLength: 120, description: '4 to 120 characters (code points).' })
+  title!: string;
+
+  @ApiProperty({ maxLength: 5000, description: 'Up to 5,000 characters; `""` when none.' })
+  body!: string;
+
+  @ApiProperty({ enum: POST_CATEGORIES })
+  category!: PostCategory;
+
+  @ApiProperty({ enum: POST_STATUSES })
+  status!: PostStatus;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  votes!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Number of comments.' })
+  comments!: number;
+
+  @ApiProperty()
+  pinned!: boolean;
+
+  @ApiProperty({ type: MergedIntoRef, nullable: true, description: 'The post this one was merged into, or null.' })
+  merged_into!: MergedIntoRef | null;
+
+  @ApiProperty({ type: AuthorRef })
+  author!: AuthorRef;
+
+  @ApiProperty({ description: 'Public address: `<public base>/<workspace>/<board>/p/<id>-<title slug>`.' })
+  url!: string;
+
+  @ApiProperty({ description: 'Dashboard address: `<base>/admin/p/<id>`.' })
+  admin_url!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
 }
 
 export function toPostResponse(row: PostRow, workspaceSlug: string, links: Links): PostResponse {

@@ -1,3 +1,5 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { EVENT_TYPES } from './outbox-event.entity';
 import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
 
 export interface DeliveryRow {
@@ -21,7 +23,49 @@ export const DELIVERY_SELECT = `
                     WHERE a.workspace_id = d.workspace_id AND a.delivery_id = d.id), '[]') AS attempts
     FROM webhook_deliveries d`;
 
-export function toDeliveryResponse(row: DeliveryRow) {
+export class AttemptResponse {
+  @ApiProperty({ format: 'date-time' })
+  at!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  duration_ms!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The HTTP status (or SMTP reply code), if there was an answer.' })
+  status_code!: number | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'What happened when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, unsafe_target, network_error, smtp_error.',
+  })
+  error!: string | null;
+}
+
+/** A delivery of one event to one endpoint, with every attempt. */
+export class DeliveryResponse {
+  @ApiProperty({ format: 'uuid', description: 'The `Chorus-Delivery` header and the body\'s `id`.' })
+  id!: string;
+
+  @ApiProperty({ enum: EVENT_TYPES })
+  event_type!: string;
+
+  @ApiProperty({ enum: ['pending', 'delivered', 'failed', 'cancelled'] })
+  status!: DeliveryStatus;
+
+  @ApiProperty({ enum: ['quota_exceeded', 'endpoint_disabled', 'retries_exhausted'], nullable: true, type: String })
+  reason!: DeliveryReason | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Null unless pending.' })
+  next_attempt_at!: string | null;
+
+  @ApiProperty({ type: AttemptResponse, isArray: true })
+  attempts!: AttemptResponse[];
+}
+
+export function toDeliveryResponse(row: DeliveryRow): DeliveryResponse {
   return {
     id: row.id,
     event_type: row.event_type,

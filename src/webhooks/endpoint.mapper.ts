@@ -1,14 +1,37 @@
-import type { DisabledReason, EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_TYPES } from './outbox-event.entity';
+import { DisabledReason, ENDPOINT_KINDS, EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
 
-export interface EndpointResponse {
-  id: string;
-  kind: EndpointKind;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  disabled_reason: DisabledReason | null;
-  consecutive_failures: number;
-  created_at: string;
+/** A webhook, Slack or Discord endpoint as the API shows it. */
+export class EndpointResponse {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ enum: ENDPOINT_KINDS })
+  kind!: EndpointKind;
+
+  @ApiProperty({ description: 'The URL; masked for Slack and Discord, whose URLs are credentials.' })
+  url!: string;
+
+  @ApiProperty({ enum: EVENT_TYPES, isArray: true })
+  events!: string[];
+
+  @ApiProperty()
+  enabled!: boolean;
+
+  @ApiProperty({ enum: ['user', 'consecutive_failures', 'gone'], nullable: true, type: String })
+  disabled_reason!: DisabledReason | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  consecutive_failures!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiPropertyOptional({
+    pattern: '^whsec_[0-9A-Za-z]{32,}$',
+    description: 'The signing secret: only in the answers to create and rotate_secret.',
+  })
   secret?: string;
 }
 

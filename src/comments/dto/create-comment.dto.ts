@@ -1,7 +1,9 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString } from 'class-validator';
 import { HasLength, Trim } from '../../common/validation';
 
 export class CreateCommentDto {
+  @ApiProperty({ minLength: 1, maxLength: 2000 })
   @IsDefined({ message: 'is required' })
   @Trim()
   @IsString({ message: 'must be a string' })

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString } from 'class-validator';
 import { EVENT_TYPES, EventType } from '../outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
@@ -5,14 +6,17 @@ import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
 const eventsMessage = `must be a list of event types: ${EVENT_TYPES.join(', ')}`;
 
 export class CreateEndpointDto {
+  @ApiPropertyOptional({ enum: ENDPOINT_KINDS, default: 'webhook' })
   @IsOptional()
   @IsIn(ENDPOINT_KINDS, { message: `must be one of ${ENDPOINT_KINDS.join(', ')}` })
   kind?: EndpointKind;
 
+  @ApiProperty({ description: 'https, public addresses only; for Slack or Discord their incoming-webhook URL.' })
   @IsDefined({ message: 'is required' })
   @IsString({ message: 'must be a string' })
   url: string;
 
+  @ApiProperty({ enum: EVENT_TYPES, isArray: true, minItems: 1 })
   @IsDefined({ message: 'is required' })
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: 'must name at least one event type' })
@@ -22,10 +26,12 @@ export class CreateEndpointDto {
 }
 
 export class UpdateEndpointDto {
+  @ApiPropertyOptional()
   @IsOptional()
   @IsString({ message: 'must be a string' })
   url?: string;
 
+  @ApiPropertyOptional({ enum: EVENT_TYPES, isArray: true, minItems: 1 })
   @IsOptional()
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: 'must name at least one event type' })
@@ -33,6 +39,7 @@ export class UpdateEndpointDto {
   @ArrayUnique({ message: 'must not repeat an event type' })
   events?: EventType[];
 
+  @ApiPropertyOptional({ description: 'true turns the endpoint on and resets its failure count.' })
   @IsOptional()
   @IsBoolean({ message: 'must be true or false' })
   enabled?: boolean;

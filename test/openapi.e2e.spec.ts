@@ -1,0 +1,169 @@
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { WorkspacesService } from '../src/workspaces/workspaces.service';
+import { createWorkspace, TestWorkspace } from './support/factories';
+import { Answer, Client } from './support/http';
+import { holdProcessorLock } from './support/processor-lock';
+import { startTestApp, TestApp } from './support/test-app';
+
+/**
+ * Real answers of every route, errors included, checked against the document the server
+ * serves, so that the document cannot drift from the code: objects allow no undocumented
+ * properties, and every documented operation must be exercised here.
+ */
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let release: () => Promise<void>;
+  let ws: TestWorkspace;
+  let api: Client;
+  let document: any;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const validators = new Map<string, ValidateFunction>();
+  const exercised = new Set<string>();
+  let receiver: Server;
+  let receiverUrl: string;
+
+  beforeAll(async () => {
+    release = await holdProcessorLock();
+    t = await startTestApp({
+      RUN_WORKER: 'true',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '100ms',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    });
+    ws = await createWorkspace(t.app);
+    api = new Client(t.baseUrl, ws.key);
+    const served = await api.get('/api/v1/openapi.json', { key: null });
+    expect(served.status).toBe(200);
+    document = served.body;
+    ajv.addSchema({ components: document.components }, 'openapi');
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500).end('down'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => receiver.close(resolve));
+    await t.close();
+    await release();
+  });
+
+  /** The operation of the document that serves `method path`, as `METHOD /template`. */
+  function operationOf(method: string, path: string): string {
+    const bare = path.split('?')[0];
+    for (const template of Object.keys(document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      if (pattern.test(bare) && document.paths[template][method.toLowerCase()]) return `${method} ${template}`;
+    }
+    throw new Error(`${method} ${bare} is not in the document`);
+  }
+
+  /** Checks an answer against the document: its status is documented, and its body matches. */
+  function conforms(method: string, path: string, answer: Answer): Answer {
+    const key = operationOf(method, path);
+    exercised.add(key);
+    const [, template] = key.split(' ');
+    const response = document.paths[template][method.toLowerCase()].responses[String(answer.status)];
+    if (!response) throw new Error(`${key} answered ${answer.status}, which the document does not list`);
+    const schema = response.content?.['application/json']?.schema;
+    if (!schema) {
+      expect(answer.text).toBe('');
+      return answer;
+    }
+    const id = `${key} ${answer.status}`;
+    if (!validators.has(id)) {
+      const rooted = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+      validators.set(id, ajv.compile(rooted));
+    }
+    const validate = validators.get(id)!;
+    if (!validate(answer.body)) {
+      throw new Error(`${id}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(answer.body).slice(0, 600)}`);
+    }
+    return answer;
+  }
+
+  const call = async (method: string, path: string, body?: unknown, key: string | null | undefined = undefined) =>
+    conforms(method, path, await api.request(method, path, { body, key }));
+
+  it('describes every route of the API, and nothing answers outside it', async () => {
+    // Boards
+    expect((await call('GET', '/api/v1/boards')).status).toBe(200);
+
+    // Posts
+    const created = await call('POST', '/api/v1/posts', { board: 'ideas', title: 'Documented post', author: { name: 'Dee' } });
+    expect(created.status).toBe(201);
+    const post = created.body.data;
+    const other = (await call('POST', '/api/v1/posts', { board: 'secret', title: 'Another documented post' })).body.data;
+    expect((await call('GET', '/api/v1/posts?limit=1&sort=top')).body.has_more).toBe(true);
+    expect((await call('GET', '/api/v1/posts?q=documented&include_merged=true')).status).toBe(200);
+    expect((await call('GET', `/api/v1/posts/${post.id}`)).status).toBe(200);
+    expect((await call('PATCH', `/api/v1/posts/${post.id}`, { status: 'planned' })).status).toBe(200);
+    expect((await call('POST', `/api/v1/posts/${other.id}/merge`, { into: post.id })).body.data.merged_into.id).toBe(post.id);
+
+    // Comments
+    expect((await call('POST', `/api/v1/posts/${post.id}/comments`, { body: 'Thanks!' })).status).toBe(201);
+    expect((await call('GET', `/api/v1/posts/${post.id}/comments`)).body.data).toHaveLength(1);
+
+    // Endpoints and deliveries
+    const endpoint = (await call('POST', '/api/v1/webhook_endpoints', { url: receiverUrl, events: ['post.created'] })).body.data;
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    expect((await call('GET', '/api/v1/webhook_endpoints')).status).toBe(200);
+    expect((await call('GET', `/api/v1/webhook_endpoints/${endpoint.id}`)).status).toBe(200);
+    expect((await call('POST', `/api/v1/webhook_endpoints/${endpoint.id}/rotate_secret`)).body.data.secret).toMatch(/^whsec_/);
+    await call('POST', '/api/v1/posts', { board: 'ideas', title: 'Makes a delivery' });
+    let deliveries: Answer;
+    for (let i = 0; ; i++) {
+      deliveries = await call('GET', `/api/v1/webhook_endpoints/${endpoint.id}/deliveries`);
+      if (deliveries.body.data[0]?.status === 'failed') break;
+      if (i > 100) throw new Error('the delivery did not fail in time');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(deliveries.body.data[0].attempts.length).toBe(2);
+    const retried = await call('POST', `/api/v1/deliveries/${deliveries.body.data[0].id}/retry`);
+    expect(retried.body.data.status).toBe('pending');
+    expect((await call('PATCH', `/api/v1/webhook_endpoints/${endpoint.id}`, { enabled: false })).body.data.enabled).toBe(false);
+    expect((await call('POST', `/api/v1/deliveries/${deliveries.body.data[0].id}/retry`)).status).toBe(409);
+    expect((await call('DELETE', `/api/v1/webhook_endpoints/${endpoint.id}`)).status).toBe(204);
+
+    const documented = Object.entries(document.paths).flatMap(([template, item]: [string, any]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${template}`),
+    );
+    expect([...exercised].sort()).toEqual(documented.sort());
+  });
+
+  it('describes the errors as they are answered', async () => {
+    const post = (await call('POST', '/api/v1/posts', { board: 'ideas', title: 'Errors post' })).body.data;
+    expect((await call('GET', '/api/v1/boards', undefined, null)).status).toBe(401);
+    expect((await call('POST', '/api/v1/posts', { board: 'ideas', title: 'x' })).status).toBe(400);
+    expect((await call('GET', '/api/v1/posts?limit=0')).status).toBe(400);
+    expect((await call('GET', '/api/v1/posts?board=nope')).status).toBe(404);
+    expect((await call('GET', '/api/v1/posts/999999999')).status).toBe(404);
+    expect((await call('PATCH', `/api/v1/posts/${post.id}`, { status: 'nope' })).status).toBe(400);
+    expect((await call('POST', `/api/v1/posts/${post.id}/merge`, { into: post.id })).status).toBe(400);
+    expect((await call('POST', `/api/v1/posts/${post.id}/comments`, { body: '' })).status).toBe(400);
+    expect((await call('GET', '/api/v1/posts/999999999/comments')).status).toBe(404);
+    expect((await call('POST', '/api/v1/webhook_endpoints', { url: 'ftp://x', events: [] })).status).toBe(400);
+    expect((await call('GET', '/api/v1/webhook_endpoints/not-a-uuid')).status).toBe(404);
+    expect((await call('GET', '/api/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000/deliveries')).status).toBe(404);
+    expect((await call('POST', '/api/v1/deliveries/00000000-0000-4000-8000-000000000000/retry')).status).toBe(404);
+    const invalidJson = await api.request('POST', '/api/v1/posts', { raw: '{', headers: { 'content-type': 'application/json' } });
+    expect(conforms('POST', '/api/v1/posts', invalidJson).body.error.code).toBe('invalid_json');
+    const tooLarge = await api.post('/api/v1/posts', { board: 'ideas', title: 'Big', body: 'x'.repeat(300_000) });
+    expect(conforms('POST', '/api/v1/posts', tooLarge).status).toBe(413);
+
+    const free = await createWorkspace(t.app, { plan: 'free' });
+    expect((await call('GET', '/api/v1/boards', undefined, free.key)).status).toBe(403);
+
+    const busy = await createWorkspace(t.app);
+    await t.app.get(WorkspacesService).setPlan(busy.slug, 'pro');
+    let limited: Answer | undefined;
+    for (let i = 0; i < 61; i++) limited = await call('GET', '/api/v1/boards', undefined, busy.key);
+    expect(limited!.status).toBe(429);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+});
