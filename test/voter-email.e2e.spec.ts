@@ -1,0 +1,611 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
+import { BoardsService } from '../src/boards/boards.service';
+import { SecretBox } from '../src/common/secret-box';
+import { PostsService } from '../src/posts/posts.service';
+import { secretContext } from '../src/webhooks/endpoints.service';
+import { WorkspacesService } from '../src/workspaces/workspaces.service';
+import { createWorkspace, TestWorkspace } from './support/factories';
+import { Client } from './support/http';
+import { holdProcessorLock } from './support/processor-lock';
+import { startTestApp, TestApp } from './support/test-app';
+
+// Voter email end to end: the real app over HTTP with its outbox processor in-process, sending
+// through a real SMTP server (smtp-server) on 127.0.0.1, or writing .eml files without SMTP_URL.
+// Each block starts its own app and closes it, so only one processor of this file runs at a
+// time, and the file holds the processor lock against other files' processors.
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
+
+async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<Truthy<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as Truthy<T>;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A small RFC 5322 reader: the headers we need (encoded-words decoded) and the text body
+// (quoted-printable or base64 decoded). mailparser is not available here.
+
+interface Mail {
+  headers: Map<string, string>;
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Decodes RFC 2047 encoded-words (Q and B); adjacent words join (whitespace between them goes). */
+function decodeWords(value: string): string {
+  const word = /=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g;
+  let out = '';
+  let last = 0;
+  let pending: Buffer[] = [];
+  let charset = 'utf-8';
+  const flush = () => {
+    if (pending.length) out += new TextDecoder(charset).decode(Buffer.concat(pending));
+    pending = [];
+  };
+  for (let m = word.exec(value); m; m = word.exec(value)) {
+    const between = value.slice(last, m.index);
+    if (!(pending.length && /^\s*$/.test(between))) {
+      flush();
+      out += between;
+    }
+    charset = m[1].split('*')[0].toLowerCase();
+    pending.push(
+      m[2].toUpperCase() === 'B'
+        ? Buffer.from(m[3], 'base64')
+        : Buffer.from(
+            m[3].replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ),
+    );
+    last = m.index + m[0].length;
+  }
+  flush();
+  return out + value.slice(last);
+}
+
+function decodeQuotedPrintable(body: string): Buffer {
+  const soft = body.replace(/=\r?\n/g, '');
+  const bytes: number[] = [];
+  for (let i = 0; i < soft.length; i++) {
+    if (soft[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(soft.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(soft.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(soft[i], 'utf8'));
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+function parseMail(raw: string): Mail {
+  const text = raw.replace(/\r\n/g, '\n');
+  const split = text.indexOf('\n\n');
+  const head = split === -1 ? text : text.slice(0, split);
+  const body = split === -1 ? '' : text.slice(split + 2);
+  const headers = new Map<string, string>();
+  for (const line of head.replace(/\n(?=[ \t])/g, '').split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  const type = headers.get('content-type') ?? 'text/plain';
+  if (!/^text\/plain/i.test(type)) throw new Error(`expected a text/plain message, got ${type}`);
+  const charset = /charset="?([^";\s]+)"?/i.exec(type)?.[1] ?? 'utf-8';
+  const encoding = (headers.get('content-transfer-encoding') ?? '7bit').toLowerCase();
+  const bytes =
+    encoding === 'quoted-printable'
+      ? decodeQuotedPrintable(body)
+      : encoding === 'base64'
+        ? Buffer.from(body.replace(/\s+/g, ''), 'base64')
+        : Buffer.from(body, 'utf8');
+  return {
+    headers,
+    to: decodeWords(headers.get('to') ?? ''),
+    subject: decodeWords(headers.get('subject') ?? ''),
+    text: new TextDecoder(charset).decode(bytes),
+  };
+}
+
+/** The bare address of a To header (`Name <a@b>` or `a@b`). */
+const addressOf = (to: string) => (/<([^>]+)>/.exec(to)?.[1] ?? to).trim().toLowerCase();
+
+// ---------------------------------------------------------------------------------------------
+// A real SMTP server
+
+interface Accepted {
+  envelopeTo: string[];
+  raw: string;
+  mail: Mail;
+  at: number;
+}
+
+type Refusal = 'rcpt' | 'data';
+
+class MailServer {
+  readonly accepted: Accepted[] = [];
+  /** Per recipient: how each attempt is refused, in order; attempts beyond the list are accepted. */
+  private readonly refusals = new Map<string, Refusal[]>();
+  /** Per recipient: RCPT TO commands seen (one per attempt). */
+  readonly attempts = new Map<string, number>();
+  private readonly server: SMTPServer;
+  port = 0;
+
+  constructor() {
+    this.server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo: (address, session, callback) => this.onRcptTo(address, session, callback),
+      onData: (stream, session, callback) => this.onData(stream, session, callback),
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+    this.port = (this.server.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  refuse(recipient: string, how: Refusal[]): void {
+    this.refusals.set(recipient.toLowerCase(), how);
+  }
+
+  /** Messages accepted for addresses at this domain. */
+  to(domain: string): Accepted[] {
+    return this.accepted.filter((m) => m.envelopeTo.some((a) => a.endsWith(`@${domain}`)));
+  }
+
+  private static error(code: number, message: string): Error {
+    return Object.assign(new Error(message), { responseCode: code });
+  }
+
+  private refusalFor(address: string): Refusal | undefined {
+    const attempt = this.attempts.get(address) ?? 0;
+    return this.refusals.get(address)?.[attempt - 1];
+  }
+
+  private onRcptTo(address: SMTPServerAddress, _session: SMTPServerSession, callback: (err?: Error | null) => void) {
+    const to = address.address.toLowerCase();
+    this.attempts.set(to, (this.attempts.get(to) ?? 0) + 1);
+    if (this.refusalFor(to) === 'rcpt') return callback(MailServer.error(450, 'Mailbox busy, try again later'));
+    callback();
+  }
+
+  private onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void) {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      const envelopeTo = session.envelope.rcptTo.map((a) => a.address.toLowerCase());
+      if (envelopeTo.some((to) => this.refusalFor(to) === 'data')) {
+        return callback(MailServer.error(451, 'Local error in processing, try again later'));
+      }
+      const raw = Buffer.concat(chunks).toString('utf8');
+      this.accepted.push({ envelopeTo, raw, mail: parseMail(raw), at: Date.now() });
+      callback();
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface EmailDelivery {
+  id: string;
+  recipient: string;
+  status: string;
+  reason: string | null;
+  attempt_count: number;
+  post_id: number;
+}
+
+describe('voter email', () => {
+  let releaseLock: () => Promise<void>;
+  const workspaces: string[] = [];
+
+  beforeAll(async () => {
+    releaseLock = await holdProcessorLock();
+  }, 180_000);
+  afterAll(async () => {
+    await releaseLock?.();
+  });
+
+  /** Leaves nothing of this file pending for a later processor. */
+  async function cancelPending(t: TestApp) {
+    await t.db.query(
+      `UPDATE webhook_deliveries SET status = 'cancelled', reason = 'endpoint_disabled', next_attempt_at = NULL
+        WHERE workspace_id = ANY($1::uuid[]) AND status = 'pending'`,
+      [workspaces],
+    );
+  }
+
+  async function workspace(t: TestApp): Promise<{ ws: TestWorkspace; api: Client; domain: string }> {
+    const ws = await createWorkspace(t.app);
+    workspaces.push(ws.id);
+    return { ws, api: new Client(t.baseUrl, ws.key), domain: `${ws.slug}.example` };
+  }
+
+  /** A guest of the workspace with this email (or none). */
+  async function person(t: TestApp, ws: TestWorkspace, name: string, email: string | null) {
+    return t.app.get(WorkspacesService).addPerson(ws.id, { kind: 'guest', name, email });
+  }
+
+  const vote = (t: TestApp, ws: TestWorkspace, postId: number, personId: string) =>
+    t.app.get(PostsService).vote(ws.id, postId, personId);
+
+  /** A post by a guest without an email address (who votes for it by writing it). */
+  async function post(api: Client, title: string, board = 'ideas') {
+    const answer = await api.post('/api/v1/posts', { board, title, author: { name: 'Nomail Author' } });
+    expect(answer.status).toBe(201);
+    return answer.body.data;
+  }
+
+  async function setStatus(api: Client, id: number, status: string) {
+    const answer = await api.patch(`/api/v1/posts/${id}`, { status });
+    expect(answer.status).toBe(200);
+    return answer.body.data;
+  }
+
+  function dispatched(t: TestApp, workspaceId: string): Promise<boolean> {
+    return until(`events of workspace ${workspaceId} to be fanned out`, async () => {
+      const [row] = await t.db.query(
+        `SELECT count(*)::int AS waiting FROM outbox_events WHERE workspace_id = $1 AND dispatched_at IS NULL`,
+        [workspaceId],
+      );
+      return row.waiting === 0;
+    });
+  }
+
+  async function emailDeliveries(t: TestApp, workspaceId: string): Promise<EmailDelivery[]> {
+    return t.db.query(
+      `SELECT d.id, d.recipient, d.status, d.reason, d.attempt_count, (e.data->'post'->>'id')::int AS post_id
+         FROM webhook_deliveries d
+         JOIN outbox_events e ON e.workspace_id = d.workspace_id AND e.id = d.event_id
+        WHERE d.workspace_id = $1 AND d.recipient IS NOT NULL
+        ORDER BY d.created_at, d.recipient`,
+      [workspaceId],
+    );
+  }
+
+  /** Every event of the workspace fanned out, and every email delivery of it settled. */
+  async function settled(t: TestApp, workspaceId: string, timeoutMs = 15_000): Promise<EmailDelivery[]> {
+    await dispatched(t, workspaceId);
+    return until(
+      `email deliveries of ${workspaceId} to settle`,
+      async () => {
+        const rows = await emailDeliveries(t, workspaceId);
+        return rows.every((r) => r.status !== 'pending') && rows;
+      },
+      timeoutMs,
+    );
+  }
+
+  describe('through SMTP', () => {
+    let t: TestApp;
+    let smtp: MailServer;
+
+    beforeAll(async () => {
+      smtp = await new MailServer().start();
+      t = await startTestApp({
+        RUN_WORKER: 'true',
+        SMTP_URL: smtp.url,
+        WEBHOOK_RETRY_SCHEDULE: '300ms,300ms,300ms,300ms,300ms',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', // for the endpoint of the last test, which never sends
+      });
+    });
+    afterAll(async () => {
+      if (t) {
+        await cancelPending(t);
+        await t.close();
+      }
+      await smtp?.close();
+    });
+
+    it('emails the one voter with an address who did not make the change: subject, text and link', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const voter = await person(t, ws, 'Vera Voter', `vera@${domain}`);
+      const created = await post(api, 'Dark mode für alle – “please”');
+      // Three voters: the author (no email), the key's member (who makes the change), Vera.
+      await vote(t, ws, created.id, ws.member.id);
+      await vote(t, ws, created.id, voter.id);
+      const [{ count }] = await t.db.query(`SELECT count(*)::int AS count FROM votes WHERE workspace_id = $1 AND post_id = $2`, [
+        ws.id,
+        created.id,
+      ]);
+      expect(count).toBe(3);
+
+      const planned = await setStatus(api, created.id, 'planned');
+      expect(planned.status).toBe('planned');
+
+      await until('the email to Vera', () => smtp.to(domain).length >= 1);
+      const rows = await settled(t, ws.id);
+      expect(rows.map((r) => [r.recipient, r.status, r.attempt_count, r.post_id])).toEqual([
+        [`vera@${domain}`, 'delivered', 1, created.id],
+      ]);
+      await sleep(300); // nothing else trickles in
+      const mails = smtp.to(domain);
+      expect(mails).toHaveLength(1);
+      const [message] = mails;
+      expect(message.envelopeTo).toEqual([`vera@${domain}`]);
+      expect(addressOf(message.mail.to)).toBe(`vera@${domain}`);
+      expect(message.mail.headers.get('from')).toMatch(/notifications@chorus\.invalid/);
+      expect(message.mail.subject).toContain('Dark mode für alle – “please”');
+      expect(message.mail.subject.toLowerCase()).toContain('planned');
+      expect(message.mail.text).toContain('Dark mode für alle – “please”');
+      expect(message.mail.text).toMatch(/Open\b[\s\S]*Planned/);
+      expect(message.mail.text).toContain(planned.url);
+      expect(planned.url).toMatch(/^https:\/\/boards\.chorus\.test\//);
+      // Not the member who changed it, not the author without an address.
+      expect(smtp.accepted.some((m) => m.envelopeTo.includes(ws.member.email.toLowerCase()))).toBe(false);
+    });
+
+    it('sends nothing for a PATCH to the same status, nor on a board with notify_voters off', async () => {
+      const { ws, api, domain } = await workspace(t);
+      await t.app.get(BoardsService).create(ws.slug, { slug: 'quiet', name: 'Quiet', notifyVoters: false });
+      const same = await post(api, 'Stays open');
+      const quiet = await post(api, 'On a quiet board', 'quiet');
+      const sentinel = await post(api, 'Sentinel post');
+      const sameVoter = await person(t, ws, 'Sam Same', `same@${domain}`);
+      const quietVoter = await person(t, ws, 'Quinn Quiet', `quiet@${domain}`);
+      const sentinelVoter = await person(t, ws, 'Sid Sentinel', `sentinel@${domain}`);
+      await vote(t, ws, same.id, sameVoter.id);
+      await vote(t, ws, quiet.id, quietVoter.id);
+      await vote(t, ws, sentinel.id, sentinelVoter.id);
+
+      expect((await setStatus(api, same.id, 'open')).status).toBe('open');
+      expect((await setStatus(api, quiet.id, 'done')).status).toBe('done');
+      // The quiet board's change is a real one: it is an event (for webhooks), just not an email.
+      await dispatched(t, ws.id);
+      const [{ events }] = await t.db.query(
+        `SELECT count(*)::int AS events FROM outbox_events
+          WHERE workspace_id = $1 AND type = 'post.status_changed' AND (data->'post'->>'id')::int = $2`,
+        [ws.id, quiet.id],
+      );
+      expect(events).toBe(1);
+      // A later real change on a notifying board: once its email is in, nothing else came.
+      await setStatus(api, sentinel.id, 'in_progress');
+      await until('the sentinel email', () => smtp.to(domain).length >= 1);
+      const rows = await settled(t, ws.id);
+      expect(rows.map((r) => [r.recipient, r.status, r.post_id])).toEqual([[`sentinel@${domain}`, 'delivered', sentinel.id]]);
+      await sleep(300);
+      expect(smtp.to(domain).map((m) => m.envelopeTo)).toEqual([[`sentinel@${domain}`]]);
+      expect(smtp.to(domain)[0].mail.subject.toLowerCase()).toContain('in progress');
+    });
+
+    it('retries on the schedule when the SMTP server refuses, and delivers exactly once', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const address = `retry@${domain}`;
+      smtp.refuse(address, ['rcpt', 'data']); // 450 at RCPT TO, then 451 after DATA, then accepted
+      const voter = await person(t, ws, 'Rita Retry', address);
+      const created = await post(api, 'Needs a second try');
+      await vote(t, ws, created.id, voter.id);
+      await setStatus(api, created.id, 'done');
+
+      await until('the email after the refusals', () => smtp.to(domain).length >= 1, 20_000);
+      const rows = await settled(t, ws.id, 20_000);
+      expect(rows.map((r) => [r.recipient, r.status, r.reason, r.attempt_count])).toEqual([[address, 'delivered', null, 3]]);
+      const attempts: { at: Date; status_code: number | null; error: string | null; duration_ms: number }[] = await t.db.query(
+        `SELECT at, status_code, error, duration_ms FROM delivery_attempts WHERE workspace_id = $1 AND delivery_id = $2 ORDER BY at`,
+        [ws.id, rows[0].id],
+      );
+      expect(attempts.map((a) => a.status_code)).toEqual([450, 451, 250]);
+      expect(attempts.every((a) => a.error === null && a.duration_ms >= 0)).toBe(true);
+      // Retried on the schedule: 300 ms after the end of each failed attempt, not at once.
+      for (let i = 1; i < attempts.length; i++) {
+        expect(attempts[i].at.getTime() - attempts[i - 1].at.getTime()).toBeGreaterThanOrEqual(290);
+      }
+      expect(smtp.attempts.get(address)).toBe(3);
+      await sleep(300);
+      const mails = smtp.to(domain);
+      expect(mails).toHaveLength(1);
+      expect(addressOf(mails[0].mail.to)).toBe(address);
+      expect(mails[0].mail.subject).toContain('Needs a second try');
+
+      // The API shows nothing of it under an endpoint (there is none); the rows are the record.
+      const listed = await api.get('/api/v1/webhook_endpoints');
+      expect(listed.body.data).toEqual([]);
+    });
+
+    it('gives up after the schedule when the SMTP server keeps refusing: failed, retries_exhausted', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const address = `never@${domain}`;
+      smtp.refuse(address, Array(6).fill('data'));
+      const voter = await person(t, ws, 'Nev Never', address);
+      const created = await post(api, 'Never arrives');
+      await vote(t, ws, created.id, voter.id);
+      await setStatus(api, created.id, 'planned');
+
+      const rows = await until(
+        'the email delivery to fail',
+        async () => {
+          const found = await settled(t, ws.id, 20_000);
+          return found.length > 0 && found;
+        },
+        20_000,
+      );
+      expect(rows.map((r) => [r.recipient, r.status, r.reason, r.attempt_count])).toEqual([[address, 'failed', 'retries_exhausted', 6]]);
+      const attempts: { status_code: number | null }[] = await t.db.query(
+        `SELECT status_code FROM delivery_attempts WHERE workspace_id = $1 AND delivery_id = $2 ORDER BY at`,
+        [ws.id, rows[0].id],
+      );
+      expect(attempts.map((a) => a.status_code)).toEqual(Array(6).fill(451));
+      expect(smtp.to(domain)).toEqual([]);
+    });
+
+    it('treats a merge as a status change for the merged post’s voters, unless it was already closed', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const source = await post(api, 'Merged away');
+      const closedSource = await post(api, 'Closed before the merge');
+      const target = await post(api, 'The one that stays');
+      const sourceVoter = await person(t, ws, 'Mia Merged', `merged@${domain}`);
+      const closedVoter = await person(t, ws, 'Cleo Closed', `closed@${domain}`);
+      const targetVoter = await person(t, ws, 'Tom Target', `target@${domain}`);
+      await vote(t, ws, source.id, sourceVoter.id);
+      await vote(t, ws, closedSource.id, closedVoter.id);
+      await vote(t, ws, target.id, targetVoter.id);
+
+      // Closing first: one email for that (a real change), then the merge must not send another.
+      await setStatus(api, closedSource.id, 'closed');
+      await until('the close email', () => smtp.to(domain).length >= 1);
+      await settled(t, ws.id);
+
+      const merged = await api.post(`/api/v1/posts/${source.id}/merge`, { into: target.id });
+      expect(merged.status).toBe(200);
+      expect(merged.body.data).toMatchObject({ status: 'closed', merged_into: { id: target.id } });
+      const mergedClosed = await api.post(`/api/v1/posts/${closedSource.id}/merge`, { into: target.id });
+      expect(mergedClosed.status).toBe(200);
+
+      await until('the merge email', () => smtp.to(domain).length >= 2);
+      const rows = await settled(t, ws.id);
+      expect(rows.map((r) => [r.recipient, r.post_id, r.status])).toEqual([
+        [`closed@${domain}`, closedSource.id, 'delivered'],
+        [`merged@${domain}`, source.id, 'delivered'],
+      ]);
+      await sleep(300);
+      const mails = smtp.to(domain);
+      expect(mails.map((m) => m.envelopeTo[0])).toEqual([`closed@${domain}`, `merged@${domain}`]);
+      const mail = mails[1].mail;
+      expect(addressOf(mail.to)).toBe(`merged@${domain}`);
+      expect(mail.subject).toContain('Merged away');
+      expect(mail.subject.toLowerCase()).toContain('closed');
+      expect(mail.text).toMatch(/Open\b[\s\S]*Closed/);
+      expect(mail.text).toContain('The one that stays');
+      expect(mail.text).toContain(merged.body.data.url);
+      // The target's own voter is told nothing: the target's status did not change.
+      expect(smtp.accepted.some((m) => m.envelopeTo.includes(`target@${domain}`))).toBe(false);
+    });
+
+    it('is not held up by an endpoint whose sealed secret does not open (claimed in the same batch)', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const endpoint = await api.post('/api/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/never', events: ['post.status_changed'] });
+      expect(endpoint.status).toBe(201);
+      // A sealed value that does not open with this key (say, a row restored under another key).
+      const other = new SecretBox('a1'.repeat(32));
+      await t.db.query(`UPDATE webhook_endpoints SET secret_sealed = $3 WHERE workspace_id = $1 AND id = $2`, [
+        ws.id,
+        endpoint.body.data.id,
+        other.seal('whsec_other', secretContext(endpoint.body.data.id)),
+      ]);
+      const voter = await person(t, ws, 'Bea Batch', `batch@${domain}`);
+      const created = await post(api, 'Same batch as a broken endpoint');
+      await vote(t, ws, created.id, voter.id);
+      // One fan-out makes both deliveries, due at the same moment: one claim takes both.
+      await setStatus(api, created.id, 'planned');
+
+      await until('the email', () => smtp.to(domain).length >= 1);
+      expect(smtp.to(domain).map((m) => m.envelopeTo)).toEqual([[`batch@${domain}`]]);
+      // The endpoint's delivery is not sent; it fails like any attempt and is retried on the schedule.
+      const attempt = await until('an attempt of the broken endpoint', async () => {
+        const rows: { status_code: number | null; error: string | null; attempt_count: number; status: string }[] = await t.db.query(
+          `SELECT a.status_code, a.error, d.attempt_count, d.status FROM webhook_deliveries d
+             JOIN delivery_attempts a ON a.workspace_id = d.workspace_id AND a.delivery_id = d.id
+            WHERE d.workspace_id = $1 AND d.endpoint_id = $2 ORDER BY a.at LIMIT 1`,
+          [ws.id, endpoint.body.data.id],
+        );
+        return rows[0];
+      });
+      expect(attempt).toMatchObject({ status_code: null, error: 'secret_unreadable' });
+      await api.patch(`/api/v1/webhook_endpoints/${endpoint.body.data.id}`, { enabled: false });
+    });
+  });
+
+  describe('with the SMTP server unreachable', () => {
+    let t: TestApp;
+
+    beforeAll(async () => {
+      const closed = new MailServer();
+      await closed.start();
+      const port = closed.port;
+      await closed.close(); // nothing listens there any more
+      t = await startTestApp({ RUN_WORKER: 'true', SMTP_URL: `smtp://127.0.0.1:${port}`, WEBHOOK_RETRY_SCHEDULE: '300ms' });
+    });
+    afterAll(async () => {
+      if (t) {
+        await cancelPending(t);
+        await t.close();
+      }
+    });
+
+    it('records each failed connection as an attempt without a status code, and retries it', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const voter = await person(t, ws, 'Una Unreached', `unreached@${domain}`);
+      const created = await post(api, 'Nobody home');
+      await vote(t, ws, created.id, voter.id);
+      await setStatus(api, created.id, 'done');
+      const rows = await until('the email delivery to fail', async () => {
+        const found = await settled(t, ws.id);
+        return found.length > 0 && found;
+      });
+      expect(rows.map((r) => [r.status, r.reason, r.attempt_count])).toEqual([['failed', 'retries_exhausted', 2]]);
+      const attempts: { status_code: number | null; error: string | null }[] = await t.db.query(
+        `SELECT status_code, error FROM delivery_attempts WHERE workspace_id = $1 AND delivery_id = $2 ORDER BY at`,
+        [ws.id, rows[0].id],
+      );
+      expect(attempts).toEqual([
+        { status_code: null, error: 'smtp_error' },
+        { status_code: null, error: 'smtp_error' },
+      ]);
+    });
+  });
+
+  describe('without SMTP_URL', () => {
+    let t: TestApp;
+    let dataDir: string;
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'chorus-mail-'));
+      t = await startTestApp({ RUN_WORKER: 'true', DATA_DIR: dataDir, WEBHOOK_RETRY_SCHEDULE: '300ms,300ms' });
+    });
+    afterAll(async () => {
+      if (t) {
+        await cancelPending(t);
+        await t.close();
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('writes the email as an .eml file under DATA_DIR/mail', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const voter = await person(t, ws, 'Eli Eml', `eml@${domain}`);
+      const created = await post(api, 'Written to a file – “ok”');
+      await vote(t, ws, created.id, voter.id);
+      await vote(t, ws, created.id, ws.member.id);
+      const planned = await setStatus(api, created.id, 'planned');
+
+      const rows = await until('the .eml delivery', async () => {
+        const found = await settled(t, ws.id);
+        return found.length > 0 && found;
+      });
+      expect(rows.map((r) => [r.recipient, r.status, r.attempt_count])).toEqual([[`eml@${domain}`, 'delivered', 1]]);
+      const folder = join(dataDir, 'mail');
+      const files = readdirSync(folder).filter((name) =>
+        addressOf(parseMail(readFileSync(join(folder, name), 'utf8')).to).endsWith(`@${domain}`),
+      );
+      expect(files).toHaveLength(1);
+      expect(files[0]).toMatch(/\.eml$/);
+      const mail = parseMail(readFileSync(join(folder, files[0]), 'utf8'));
+      expect(addressOf(mail.to)).toBe(`eml@${domain}`);
+      expect(mail.subject).toContain('Written to a file – “ok”');
+      expect(mail.subject.toLowerCase()).toContain('planned');
+      expect(mail.text).toContain('Written to a file – “ok”');
+      expect(mail.text).toMatch(/Open\b[\s\S]*Planned/);
+      expect(mail.text).toContain(planned.url);
+    });
+  });
+});
