@@ -8,6 +8,7 @@ import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client } from './support/http';
 import { holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
+import { sleep, until } from './support/wait';
 
 // Slack and Discord endpoints end to end (decisions.md, "Slack and Discord"): the real app over
 // HTTP with its outbox processor in-process, and local HTTP servers on 127.0.0.1 that answer as
@@ -42,20 +43,7 @@ const CLOCK_SLACK_MS = 50;
 /** A family of four: 7 code points (4 emoji joined by 3 ZWJ), 11 UTF-16 units, one grapheme. */
 const FAMILY = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const codePoints = (text: string) => [...text].length;
-
-type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
-
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<Truthy<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Fake Slack and Discord

@@ -12,24 +12,13 @@ import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
 import { holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
+import { sleep, until } from './support/wait';
 
 // Voter email end to end: the real app over HTTP with its outbox processor in-process, sending
 // through a real SMTP server (smtp-server) on 127.0.0.1, or writing .eml files without SMTP_URL.
 // Each block starts its own app and closes it, so only one processor of this file runs at a
 // time, and the file holds the processor lock against other files' processors.
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
-
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<Truthy<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // A small RFC 5322 reader: the headers we need (encoded-words decoded) and the text body

@@ -8,6 +8,7 @@ import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client } from './support/http';
 import { holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
+import { sleep, until } from './support/wait';
 
 // Webhooks end to end: the real app over HTTP, its outbox processor in-process, and real HTTP
 // receivers on 127.0.0.1. Only one processor of this file runs at a time (each block below
@@ -19,22 +20,8 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SECRET = /^whsec_[0-9A-Za-z]{32,}$/;
 const ENDPOINT_KEYS = ['consecutive_failures', 'created_at', 'disabled_reason', 'enabled', 'events', 'id', 'kind', 'url'];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const stripe = new Stripe('sk_test_x');
 
-/** Polls until `probe` gives a truthy value. */
-type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
-
-async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<Truthy<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Receivers
