@@ -33,7 +33,16 @@ export function closeOnSignals(close: () => Promise<void>): void {
 /** Stops taking connections and resolves once the requests in flight have been answered. */
 export function stopListening(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    // A keep-alive connection stays open after its answer, and `close` waits for it: answers
+    // from now on close their connection, and connections are closed as they fall idle.
+    server.prependListener('request', (_req, res) => {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+    });
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

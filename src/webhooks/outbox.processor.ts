@@ -527,6 +527,16 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [delivery.workspace_id, delivery.id, at, result.durationMs, result.statusCode, result.error, result.responseBody],
       );
+      const waitMs = result.statusCode === 429 && result.retryAfterMs !== null ? result.retryAfterMs : null;
+      if (endpoint && isChat(endpoint.kind)) {
+        // The channel's next message leaves a second after this one ended (so they also arrive a
+        // second apart), or after the wait a 429 asked for.
+        await manager.query(
+          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz + $4 * interval '1 millisecond')
+            WHERE workspace_id = $1 AND id = $2`,
+          [delivery.workspace_id, endpoint.id, ended, Math.max(CHAT_PACE_MS, waitMs ?? 0)],
+        );
+      }
       if (ok) {
         const [, updated] = await manager.query(
           `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), attempt_count = $3,
@@ -546,14 +556,6 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
         await this.endpoints.disable(manager, { workspaceId: delivery.workspace_id, id: endpoint.id }, 'gone');
         this.logger.warn(`Endpoint ${endpoint.id} turned off: ${endpoint.kind} answered ${result.statusCode}.`);
         return;
-      }
-      const waitMs = result.statusCode === 429 && result.retryAfterMs !== null ? result.retryAfterMs : null;
-      if (endpoint && waitMs !== null && isChat(endpoint.kind)) {
-        await manager.query(
-          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz + $4 * interval '1 millisecond')
-            WHERE workspace_id = $1 AND id = $2`,
-          [delivery.workspace_id, endpoint.id, ended, waitMs],
-        );
       }
       const delay = this.config.webhookRetrySchedule[attempts - 1];
       const next = delay === undefined ? null : Math.max(delay, waitMs ?? 0);
