@@ -37,5 +37,6 @@ module.exports = async () => {
     maxWorkers: database.kind === 'postgres' ? 2 : 1,
     testTimeout: 60_000,
     verbose: true,
+    reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   };
 };
