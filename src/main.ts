@@ -5,6 +5,7 @@ import { loadConfig } from './config/app-config';
 import { openDatabaseTarget } from './database/database';
 import { seedAndAnnounceDemo } from './demo/demo-seed';
 import { closeOnSignals, stopListening } from './shutdown';
+import { OutboxProcessor } from './webhooks/outbox.processor';
 import { exitOnStartupError } from './startup';
 
 async function main(): Promise<void> {
@@ -18,8 +19,9 @@ async function main(): Promise<void> {
       `Listening on ${config.baseUrl} (database: ${database.embedded ? `embedded, in ${config.dataDir}` : 'PostgreSQL'})`,
     );
     closeOnSignals(async () => {
-      // New connections are refused at once; requests in flight are answered first. Then the
-      // outbox processor finishes its sends, and the database closes.
+      // The outbox processor takes no new work; new connections are refused at once; requests
+      // in flight are answered. Then the processor finishes its sends, and the database closes.
+      if (config.runWorker) app.get(OutboxProcessor).stopClaiming();
       await stopListening(app.getHttpServer());
       await app.close();
       await database.close();

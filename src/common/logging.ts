@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/app-config';
 import type { ChorusRequest } from './request-context';
 
 /** Headers that carry credentials: never written to a log. */
-export const REDACTED_HEADERS = ['authorization', 'cookie', 'set-cookie', 'x-api-key'];
+export const REDACTED_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
 
 /**
  * One JSON line per request (nestjs-pino): its request id, the workspace once the key is

@@ -28,7 +28,8 @@ export class SecretBox {
     const [version, payload] = sealed.split(':', 2);
     if (version !== VERSION || !payload) throw new Error('Not a sealed value.');
     const raw = Buffer.from(payload, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    if (raw.length < 28) throw new Error('Not a sealed value.');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');

@@ -136,6 +136,13 @@ export interface AppConfig {
 
 export class ConfigError extends Error {}
 
+/** A value as an error may print it: keys never, URLs without their password. */
+function shown(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return value;
+  if (name === 'ENCRYPTION_KEY') return `(${value.length} characters, not shown)`;
+  return name.endsWith('_URL') ? value.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@') : value;
+}
+
 function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'true' || value === 'false') return value === 'true';
   return /^\d+$/.test(value) ? Number(value) : value;
@@ -152,7 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const errors = validateSync(vars, { skipMissingProperties: false });
   if (errors.length > 0) {
     const lines = errors.map(
-      (e) => `  ${e.property}=${JSON.stringify(env[e.property])}: ${Object.values(e.constraints ?? {})[0]}`,
+      (e) => `  ${e.property}=${JSON.stringify(shown(e.property, env[e.property]))}: ${Object.values(e.constraints ?? {})[0]}`,
     );
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

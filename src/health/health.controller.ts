@@ -5,10 +5,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator';
-import { oldestDueSeconds } from '../metrics/metrics.service';
+import { oldestDue } from '../metrics/metrics.service';
 import { RateLimitStore } from '../rate-limit/rate-limit.store';
 
-/** A due delivery nobody has picked up for this long means no processor is working. */
+/** A due delivery waiting this long while nothing is being sent means no processor is working. */
 export const OUTBOX_STUCK_SECONDS = 300;
 
 /** For load balancers and orchestrators; no key. */
@@ -58,9 +58,12 @@ export class HealthController {
           this.indicators
             .check('outbox')
             .attempt(async () => {
-              const oldestDue = Math.round(await oldestDueSeconds(this.db));
-              if (oldestDue > OUTBOX_STUCK_SECONDS) throw new Error(`a delivery has waited ${oldestDue} s for a processor`);
-              return { oldest_due_seconds: oldestDue };
+              const { seconds, sending } = await oldestDue(this.db);
+              // A long backlog that is being worked through is not stuck: only one nobody works on.
+              if (seconds > OUTBOX_STUCK_SECONDS && !sending) {
+                throw new Error(`a delivery has waited ${Math.round(seconds)} s and no processor is sending`);
+              }
+              return { oldest_due_seconds: Math.round(seconds), sending };
             })
             .withTimeout(3_000),
       ]);

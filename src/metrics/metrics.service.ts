@@ -53,7 +53,7 @@ export class MetricsService {
       help: 'Age of the oldest delivery that is due and not being sent (0 when none).',
       registers: [this.registry],
       async collect() {
-        this.set(await oldestDueSeconds(db));
+        this.set((await oldestDue(db)).seconds);
       },
     });
   }
@@ -64,11 +64,19 @@ export class MetricsService {
   }
 }
 
-/** Seconds since the oldest due, unclaimed delivery became due; also read by /readyz. */
-export async function oldestDueSeconds(db: DataSource): Promise<number> {
-  const [row]: { age: number | null }[] = await db.query(
-    `SELECT extract(epoch FROM now() - min(next_attempt_at))::float AS age FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())`,
+/**
+ * Seconds since the oldest due, unclaimed delivery became due (not counting Slack and Discord
+ * channels that are told to wait), and whether any processor is sending right now.
+ */
+export async function oldestDue(db: DataSource): Promise<{ seconds: number; sending: boolean }> {
+  const [row]: { age: number | null; sending: boolean }[] = await db.query(
+    `SELECT extract(epoch FROM now() - min(d.next_attempt_at))::float AS age,
+            EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND locked_until > now()) AS sending
+       FROM webhook_deliveries d
+       LEFT JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+        AND (d.locked_until IS NULL OR d.locked_until < now())
+        AND (e.next_send_at IS NULL OR e.kind = 'webhook' OR e.next_send_at <= now())`,
   );
-  return Math.max(0, row.age ?? 0);
+  return { seconds: Math.max(0, row.age ?? 0), sending: row.sending };
 }

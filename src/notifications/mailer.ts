@@ -24,7 +24,12 @@ export class Mailer {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     if (config.smtpUrl) {
-      this.transport = nodemailer.createTransport(config.smtpUrl, { from: MAIL_FROM });
+      // Bounded like a webhook attempt, well inside the processor's lease.
+      const timeout = config.webhookTimeoutMs;
+      this.transport = nodemailer.createTransport(
+        { url: config.smtpUrl, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout },
+        { from: MAIL_FROM },
+      );
       this.folder = null;
     } else {
       this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });

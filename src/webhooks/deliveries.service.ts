@@ -48,6 +48,7 @@ export class DeliveriesService {
           WHERE d.workspace_id = $1 AND d.id = $2 FOR UPDATE OF d`,
         [workspaceId, id],
       );
+      if (!row) throw AppError.notFound('delivery'); // a voter email, or its endpoint just deleted
       if (!row.enabled) {
         throw new AppError('conflict', 'The endpoint is turned off; turn it on before retrying its deliveries.');
       }

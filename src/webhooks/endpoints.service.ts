@@ -107,12 +107,11 @@ export class EndpointsService {
   }
 
   async update(workspaceId: string, id: string, change: EndpointChange): Promise<WebhookEndpointEntity> {
+    // Checked (DNS included) before the transaction, which must not wait on a lookup.
+    if (change.url !== undefined) await this.checkUrl((await this.get(workspaceId, id)).kind, change.url);
     return this.db.transaction(async (manager) => {
       const endpoint = await this.get(workspaceId, id, manager);
-      if (change.url !== undefined) {
-        await this.checkUrl(endpoint.kind, change.url);
-        Object.assign(endpoint, this.sealUrl(endpoint.id, endpoint.kind, change.url));
-      }
+      if (change.url !== undefined) Object.assign(endpoint, this.sealUrl(endpoint.id, endpoint.kind, change.url));
       if (change.events !== undefined) endpoint.events = change.events;
       if (change.enabled === true && !endpoint.enabled) {
         endpoint.enabled = true;

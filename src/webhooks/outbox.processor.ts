@@ -101,6 +101,11 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.wake();
   }
 
+  /** Takes no new work from now on (the first step of a shutdown). */
+  stopClaiming(): void {
+    this.stopping = true;
+  }
+
   /** Before the database closes: no new claims; the sends in flight finish and are recorded. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
@@ -145,6 +150,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the poll. */
   private async wakeAtNextRetry(): Promise<void> {
+    // Every slot busy: the next send to end wakes the processor; no timer, no spinning.
+    if (this.inFlight.size >= MAX_IN_FLIGHT) return;
     const [next]: { due_in_ms: number | null }[] = await this.db.query(
       `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
          FROM webhook_deliveries WHERE status = 'pending' AND locked_by IS NULL`,
@@ -216,16 +223,21 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
           (value, i) => rows[i].push(value),
         );
       for (const event of events) {
-        for (const endpoint of endpoints) {
-          if (endpoint.workspace_id !== event.workspace_id || !endpoint.events.includes(event.type)) continue;
-          const id = randomUUID();
-          add(event, id, endpoint.id, null, endpointBody(endpoint.kind, id, event));
-        }
-        const change = statusChangeForVoters(event);
-        if (change) {
-          for (const to of await this.votersToEmail(manager, event, change.post.board.id!, change.post.id)) {
-            add(event, randomUUID(), null, to, emailBody(change, to));
+        try {
+          for (const endpoint of endpoints) {
+            if (endpoint.workspace_id !== event.workspace_id || !endpoint.events.includes(event.type)) continue;
+            const id = randomUUID();
+            add(event, id, endpoint.id, null, endpointBody(endpoint.kind, id, event));
           }
+          const change = statusChangeForVoters(event);
+          if (change) {
+            for (const to of await this.votersToEmail(manager, event, change.post.board.id!, change.post.id)) {
+              add(event, randomUUID(), null, to, emailBody(change, to));
+            }
+          }
+        } catch (error) {
+          // One event we cannot turn into messages must not hold back every other one.
+          this.logger.error(`Event ${event.id} (${event.type}) could not be fanned out: ${(error as Error).message}`);
         }
       }
       if (rows[0].length > 0) {
@@ -350,7 +362,10 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   private start(delivery: ClaimedDelivery, endpoint: EndpointTarget | null): void {
     const task = this.attempt(delivery, endpoint)
-      .catch((error) => this.logger.error(`Delivery ${delivery.id} could not be recorded: ${(error as Error).message}`))
+      .catch(async (error) => {
+        this.logger.error(`Delivery ${delivery.id}: its attempt could not be recorded: ${(error as Error).message}`);
+        await this.release(delivery).catch(() => {}); // else the lease's end frees it
+      })
       .finally(() => {
         this.inFlight.delete(task);
         this.wake();
@@ -495,10 +510,27 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
         ...result,
         statusCode: code ?? null,
         error: code ? null : 'smtp_error',
-        responseBody: (error as Error).message.slice(0, 2048),
+        responseBody: (error as Error).message.slice(0, 2048).replaceAll('\u0000', ''),
         durationMs: Math.round(performance.now() - started),
       };
     }
+  }
+
+  /**
+   * After an attempt whose outcome could not be recorded: counts it and tries again on the
+   * schedule (failed when spent), so that a delivery never loops unrecorded.
+   */
+  private async release(delivery: ClaimedDelivery): Promise<void> {
+    const delay = this.config.webhookRetrySchedule[delivery.attempt_count];
+    await this.db.query(
+      `UPDATE webhook_deliveries
+          SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
+              status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
+              reason = CASE WHEN $4::bigint IS NULL THEN 'retries_exhausted' END,
+              next_attempt_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE now() + $4 * interval '1 millisecond' END
+        WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`,
+      [delivery.workspace_id, delivery.id, this.workerId, delay ?? null],
+    );
   }
 
   private async finish(delivery: ClaimedDelivery, status: 'failed' | 'cancelled', reason: string): Promise<void> {
@@ -527,7 +559,11 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [delivery.workspace_id, delivery.id, at, result.durationMs, result.statusCode, result.error, result.responseBody],
       );
-      const waitMs = result.statusCode === 429 && result.retryAfterMs !== null ? result.retryAfterMs : null;
+      // Slack and Discord say how long to wait; a day at most, whatever they say.
+      const waitMs =
+        endpoint && isChat(endpoint.kind) && result.statusCode === 429 && result.retryAfterMs !== null
+          ? Math.min(result.retryAfterMs, 86_400_000)
+          : null;
       if (endpoint && isChat(endpoint.kind)) {
         // The channel's next message leaves a second after this one ended (so they also arrive a
         // second apart), or after the wait a 429 asked for.
@@ -562,9 +598,9 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       const [, updated] = await manager.query(
         `UPDATE webhook_deliveries
             SET attempt_count = $3, locked_by = NULL, locked_until = NULL,
-                status = CASE WHEN $5::integer IS NULL THEN 'failed' ELSE 'pending' END,
-                reason = CASE WHEN $5::integer IS NULL THEN 'retries_exhausted' END,
-                next_attempt_at = CASE WHEN $5::integer IS NULL THEN NULL ELSE $6::timestamptz + $5 * interval '1 millisecond' END
+                status = CASE WHEN $5::bigint IS NULL THEN 'failed' ELSE 'pending' END,
+                reason = CASE WHEN $5::bigint IS NULL THEN 'retries_exhausted' END,
+                next_attempt_at = CASE WHEN $5::bigint IS NULL THEN NULL ELSE $6::timestamptz + $5 * interval '1 millisecond' END
           WHERE workspace_id = $1 AND id = $2 AND locked_by = $4`,
         [delivery.workspace_id, delivery.id, attempts, this.workerId, next, ended],
       );

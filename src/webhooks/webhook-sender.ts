@@ -54,7 +54,8 @@ async function readStart(stream: Readable, limit: number): Promise<string> {
       size += buffer.length;
     }
   }
-  return Buffer.concat(kept).toString('utf8');
+  // Stored in a text column: PostgreSQL takes no NUL characters.
+  return Buffer.concat(kept).toString('utf8').replaceAll('\u0000', '');
 }
 
 /**
