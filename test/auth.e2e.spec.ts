@@ -1,7 +1,7 @@
 import { ApiKeysService } from '../src/auth/api-keys.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
-import { Client } from './support/http';
+import { Client, expectError } from './support/http';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('authentication and plans', () => {
@@ -16,10 +16,6 @@ describe('authentication and plans', () => {
   });
   afterAll(() => t.close());
 
-  const expectError = (answer: { status: number; body: any }, status: number, code: string) => {
-    expect(answer.status).toBe(status);
-    expect(answer.body).toEqual({ error: { code, message: expect.any(String) } });
-  };
 
   it('answers 401 without a key, with a wrong key, a malformed header and another scheme', async () => {
     expectError(await api.get('/api/v1/boards', { key: null }), 401, 'unauthorized');

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { OutboxProcessor } from '../src/webhooks/outbox.processor';
 import { WebhookSender } from '../src/webhooks/webhook-sender';
 import { createWorkspace, TestWorkspace } from './support/factories';
-import { Answer, Client } from './support/http';
+import { Answer, Client, expectError } from './support/http';
 import { holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
@@ -306,10 +306,6 @@ interface DeliveryRow {
   event_type: string;
 }
 
-const expectError = (answer: Answer, status: number, code: string, message?: RegExp) => {
-  expect({ status: answer.status, code: answer.body?.error?.code }).toEqual({ status, code });
-  if (message) expect(answer.body.error.message).toMatch(message);
-};
 
 interface ChatEndpoint {
   id: string;

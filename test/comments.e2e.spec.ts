@@ -1,5 +1,5 @@
 import { createWorkspace, TestWorkspace } from './support/factories';
-import { Answer, Client } from './support/http';
+import { Answer, Client, expectError } from './support/http';
 import { startTestApp, TestApp } from './support/test-app';
 
 // ---------------------------------------------------------------------------------------------
@@ -7,12 +7,6 @@ import { startTestApp, TestApp } from './support/test-app';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const expectError = (answer: Answer, status: number, code: string, message?: string | RegExp) => {
-  expect(answer.status).toBe(status);
-  expect(answer.body).toEqual({ error: { code, message: expect.any(String) } });
-  if (typeof message === 'string') expect(answer.body.error.message).toBe(message);
-  else if (message) expect(answer.body.error.message).toMatch(message);
-};
 
 /** A post made through the API; its `data`. */
 async function createPost(api: Client, title = 'A post to comment on', board = 'ideas') {

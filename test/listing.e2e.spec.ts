@@ -1,5 +1,5 @@
 import { createWorkspace, TestWorkspace } from './support/factories';
-import { Answer, Client } from './support/http';
+import { Answer, Client, expectError } from './support/http';
 import { startTestApp, TestApp } from './support/test-app';
 
 // ---------------------------------------------------------------------------------------------
@@ -8,12 +8,6 @@ import { startTestApp, TestApp } from './support/test-app';
 const PUBLIC_BASE_URL = 'https://boards.chorus.test';
 const BASE_URL = 'https://chorus.test';
 
-const expectError = (answer: Answer, status: number, code: string, message?: string | RegExp) => {
-  expect(answer.status).toBe(status);
-  expect(answer.body).toEqual({ error: { code, message: expect.any(String) } });
-  if (typeof message === 'string') expect(answer.body.error.message).toBe(message);
-  else if (message) expect(answer.body.error.message).toMatch(message);
-};
 
 /** The ids of a page, after checking it is a 200 with exactly the listing envelope. */
 const ids = (answer: Answer): number[] => {

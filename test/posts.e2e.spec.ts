@@ -2,7 +2,7 @@ import { ApiKeysService } from '../src/auth/api-keys.service';
 import { PostsService } from '../src/posts/posts.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
-import { Answer, Client } from './support/http';
+import { Answer, Client, expectError } from './support/http';
 import { startTestApp, TestApp } from './support/test-app';
 
 // ---------------------------------------------------------------------------------------------
@@ -26,15 +26,6 @@ const times = (text: string, n: number) => text.repeat(n);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An error answer: the status, the envelope and nothing else, and a Request-Id. */
-function expectError(answer: Answer, status: number, code: string, message?: string | RegExp) {
-  expect({ status: answer.status, body: answer.body }).toEqual({
-    status,
-    body: { error: { code, message: expect.any(String) } },
-  });
-  if (typeof message === 'string') expect(answer.body.error.message).toBe(message);
-  if (message instanceof RegExp) expect(answer.body.error.message).toMatch(message);
-  expect(answer.headers.get('request-id')).toMatch(/^req_/);
-}
 
 /** 400 invalid_request; `message` exact (string) or matched (RegExp). */
 const expectInvalid = (answer: Answer, message: string | RegExp) => expectError(answer, 400, 'invalid_request', message);

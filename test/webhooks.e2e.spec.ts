@@ -5,7 +5,7 @@ import Stripe from 'stripe';
 import { PostsService } from '../src/posts/posts.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
-import { Answer, Client } from './support/http';
+import { Answer, Client, expectError } from './support/http';
 import { holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
@@ -140,12 +140,6 @@ interface DeliveryRow {
   event_type: string;
 }
 
-const expectError = (answer: Answer, status: number, code: string, message?: RegExp | string) => {
-  expect({ status: answer.status, code: answer.body?.error?.code }).toEqual({ status, code });
-  expect(answer.body).toEqual({ error: { code, message: expect.any(String) } });
-  if (message instanceof RegExp) expect(answer.body.error.message).toMatch(message);
-  else if (message !== undefined) expect(answer.body.error.message).toBe(message);
-};
 
 async function createEndpoint(api: Client, url: string, events: string[] = ALL_EVENTS) {
   const answer = await api.post('/api/v1/webhook_endpoints', { url, events });

@@ -73,3 +73,17 @@ export function getFrom(
     req.on('error', reject);
   });
 }
+
+/**
+ * An error answer: this status, exactly the envelope `{ error: { code, message } }` with this
+ * code, the message when given (equal to a string, or matching a pattern), and a Request-Id.
+ */
+export function expectError(answer: Answer, status: number, code: string, message?: string | RegExp): void {
+  expect({ status: answer.status, body: answer.body }).toEqual({
+    status,
+    body: { error: { code, message: expect.any(String) } },
+  });
+  if (typeof message === 'string') expect(answer.body.error.message).toBe(message);
+  if (message instanceof RegExp) expect(answer.body.error.message).toMatch(message);
+  expect(answer.headers.get('request-id')).toMatch(/^req_/);
+}
