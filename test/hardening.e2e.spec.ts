@@ -78,6 +78,21 @@ describe('hostile input', () => {
     expect(limited.body.error.code).toBe('rate_limited');
   });
 
+  it('names the wrong type, not a length, when a field is not a string or a list', async () => {
+    expectInvalid(await api.post('/api/v1/posts', { board: 'ideas', title: 123 }), /^title: must be a string$/);
+    expectInvalid(await api.post('/api/v1/posts', { board: 'ideas', title: 'Typed', body: 42 }), /^body: must be a string$/);
+    const post = (await api.post('/api/v1/posts', { board: 'ideas', title: 'Typed post' })).body.data;
+    expectInvalid(await api.post(`/api/v1/posts/${post.id}/comments`, { body: 5 }), /^body: must be a string$/);
+    expectInvalid(
+      await api.post('/api/v1/webhook_endpoints', { url: 'https://8.8.8.8/hook', events: 'post.created' }),
+      /^events: must be a list of event types/,
+    );
+    expectInvalid(
+      await api.post('/api/v1/webhook_endpoints', { url: 'https://8.8.8.8/hook', events: ['post.created', 'post.created'] }),
+      /^events: must not repeat an event type$/,
+    );
+  });
+
   it('moves a vote for a merged post to the post it was merged into, and counts each person once', async () => {
     const [a, b] = [
       (await api.post('/api/v1/posts', { board: 'ideas', title: 'Vote source' })).body.data,

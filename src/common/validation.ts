@@ -23,7 +23,8 @@ export function HasLength(min: number, max: number, options?: ValidationOptions)
       validator: {
         validate: (value) =>
           typeof value === 'string' && codePoints(value) >= min && codePoints(value) <= max,
-        defaultMessage: () => problem,
+        // Validators run bottom-up: this one sees a number before the type check does.
+        defaultMessage: (args) => (typeof args?.value === 'string' ? problem : 'must be a string'),
       },
     },
     options,

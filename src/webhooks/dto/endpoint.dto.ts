@@ -4,6 +4,9 @@ import { EVENT_TYPES, EventType } from '../outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
 
 const eventsMessage = `must be a list of event types: ${EVENT_TYPES.join(', ')}`;
+// Validators run bottom-up: the uniqueness check sees a value that is not a list first.
+const uniqueMessage = ({ value }: { value: unknown }) =>
+  Array.isArray(value) ? 'must not repeat an event type' : eventsMessage;
 
 export class CreateEndpointDto {
   @ApiPropertyOptional({ enum: ENDPOINT_KINDS, default: 'webhook' })
@@ -21,7 +24,7 @@ export class CreateEndpointDto {
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: 'must name at least one event type' })
   @IsIn(EVENT_TYPES, { each: true, message: eventsMessage })
-  @ArrayUnique({ message: 'must not repeat an event type' })
+  @ArrayUnique({ message: uniqueMessage })
   events: EventType[];
 }
 
@@ -36,7 +39,7 @@ export class UpdateEndpointDto {
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: 'must name at least one event type' })
   @IsIn(EVENT_TYPES, { each: true, message: eventsMessage })
-  @ArrayUnique({ message: 'must not repeat an event type' })
+  @ArrayUnique({ message: uniqueMessage })
   events?: EventType[];
 
   @ApiPropertyOptional({ description: 'true turns the endpoint on and resets its failure count.' })
