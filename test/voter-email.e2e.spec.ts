@@ -10,7 +10,7 @@ import { secretContext } from '../src/webhooks/endpoints.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
-import { holdProcessorLock } from './support/processor-lock';
+import { cancelPending, holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
 
@@ -215,15 +215,6 @@ describe('voter email', () => {
     await releaseLock?.();
   });
 
-  /** Leaves nothing of this file pending for a later processor. */
-  async function cancelPending(t: TestApp) {
-    await t.db.query(
-      `UPDATE webhook_deliveries SET status = 'cancelled', reason = 'endpoint_disabled', next_attempt_at = NULL
-        WHERE workspace_id = ANY($1::uuid[]) AND status = 'pending'`,
-      [workspaces],
-    );
-  }
-
   async function workspace(t: TestApp): Promise<{ ws: TestWorkspace; api: Client; domain: string }> {
     const ws = await createWorkspace(t.app);
     workspaces.push(ws.id);
@@ -300,7 +291,7 @@ describe('voter email', () => {
     });
     afterAll(async () => {
       if (t) {
-        await cancelPending(t);
+        await cancelPending(t.db, workspaces);
         await t.close();
       }
       await smtp?.close();
@@ -526,7 +517,7 @@ describe('voter email', () => {
     });
     afterAll(async () => {
       if (t) {
-        await cancelPending(t);
+        await cancelPending(t.db, workspaces);
         await t.close();
       }
     });
@@ -563,7 +554,7 @@ describe('voter email', () => {
     });
     afterAll(async () => {
       if (t) {
-        await cancelPending(t);
+        await cancelPending(t.db, workspaces);
         await t.close();
       }
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { PostsService } from '../src/posts/posts.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, expectError } from './support/http';
-import { holdProcessorLock } from './support/processor-lock';
+import { cancelPending, holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
 
@@ -219,15 +219,6 @@ describe('webhooks', () => {
     await releaseLock?.();
   });
 
-  /** Leaves nothing of this file pending for a later processor. */
-  async function cancelPending(t: TestApp) {
-    await t.db.query(
-      `UPDATE webhook_deliveries SET status = 'cancelled', reason = 'endpoint_disabled', next_attempt_at = NULL
-        WHERE workspace_id = ANY($1::uuid[]) AND status = 'pending'`,
-      [workspaces],
-    );
-  }
-
   async function workspace(t: TestApp, plan: 'pro' | 'free' = 'pro'): Promise<{ ws: TestWorkspace; api: Client }> {
     const ws = await createWorkspace(t.app, { plan });
     workspaces.push(ws.id);
@@ -249,7 +240,7 @@ describe('webhooks', () => {
       });
     });
     afterAll(async () => {
-      await cancelPending(t);
+      await cancelPending(t.db, workspaces);
       await t.close();
     });
 
@@ -745,7 +736,7 @@ describe('webhooks', () => {
       });
     });
     afterAll(async () => {
-      await cancelPending(t);
+      await cancelPending(t.db, workspaces);
       await t.close();
     });
 
@@ -824,7 +815,7 @@ describe('webhooks', () => {
       strict = await startTestApp({ RUN_WORKER: 'true' });
     });
     afterAll(async () => {
-      await cancelPending(strict);
+      await cancelPending(strict.db, workspaces);
       await strict.close();
       await open.close();
     });

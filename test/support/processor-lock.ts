@@ -22,3 +22,15 @@ export async function holdProcessorLock(): Promise<() => Promise<void>> {
     await client.end().catch(() => {});
   };
 }
+
+/**
+ * Cancels what the given workspaces still have pending, so that a later test file's processor
+ * (with other settings) never picks it up.
+ */
+export async function cancelPending(db: { query(sql: string, params: unknown[]): Promise<unknown> }, workspaceIds: string[]) {
+  await db.query(
+    `UPDATE webhook_deliveries SET status = 'cancelled', reason = 'endpoint_disabled', next_attempt_at = NULL
+      WHERE workspace_id = ANY($1::uuid[]) AND status = 'pending'`,
+    [workspaceIds],
+  );
+}
