@@ -4,6 +4,8 @@ import { BearerGuard } from './auth/bearer.guard';
 import { RequestAuthenticator } from './auth/request-authenticator';
 import { BodyErrorInterceptor } from './common/body-error.interceptor';
 import { ErrorFilter } from './common/error.filter';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyStore } from './idempotency/idempotency.store';
 import { loggerModule } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
@@ -17,7 +19,7 @@ import { OutboxModule } from './webhooks/outbox.module';
 
 /**
  * The HTTP API: the core, health, metrics and logs, and in front of every route (in this order)
- * the bearer and throttler guards.
+ * the bearer and throttler guards, then the body check and idempotency keys.
  */
 @Module({})
 export class AppModule {
@@ -38,7 +40,10 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BearerGuard },
         { provide: APP_GUARD, useExisting: WorkspaceThrottlerGuard },
         { provide: APP_FILTER, useClass: ErrorFilter },
+        // In this order: a body that did not parse is refused before a key is looked at.
         { provide: APP_INTERCEPTOR, useClass: BodyErrorInterceptor },
+        IdempotencyStore,
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

@@ -11,6 +11,7 @@ import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { openDatabaseTarget, runMigrations } from './database/database';
 import { exitOnStartupError } from './startup';
+import { PostsService } from './posts/posts.service';
 import { PLAN_NAMES, Plan, isPlan } from './workspaces/plans';
 import { toEndpointResponse } from './webhooks/endpoint.mapper';
 import { EndpointsService } from './webhooks/endpoints.service';
@@ -34,6 +35,8 @@ const USAGE = `Usage: chorus <command> [options] [--json]
   endpoint list --workspace <slug>
   endpoint enable --id <id>
   endpoint disable --id <id>
+  vote add --workspace <slug> --post <id> (--email <e> | --name <n> [--email <e>])
+  vote remove --workspace <slug> --post <id> --email <e>
   migrate                                             (apply pending database migrations)
 
 With --json, one JSON object is printed on stdout and nothing else.`;
@@ -60,6 +63,7 @@ const OPTIONS = {
   kind: { type: 'string' },
   url: { type: 'string' },
   events: { type: 'string' },
+  post: { type: 'string' },
 } as const;
 
 function required(options: Options, name: string): string {
@@ -72,6 +76,12 @@ function plan(options: Options): Plan {
   const value = required(options, 'plan');
   if (!isPlan(value)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
   return value;
+}
+
+function postId(options: Options): number {
+  const value = required(options, 'post');
+  if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError('--post must be a post id');
+  return Number(value);
 }
 
 const table = (rows: Record<string, unknown>[]) =>
@@ -185,6 +195,36 @@ const COMMANDS: Record<string, Command> = {
   },
   async 'endpoint disable'(app, o) {
     return setEnabled(app, required(o, 'id'), false);
+  },
+  /** As the API's POST /posts/{id}/votes: a known email votes as that person, otherwise a new guest. */
+  async 'vote add'(app, o) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const id = postId(o);
+    const name = typeof o.name === 'string' && o.name.trim() ? o.name.trim() : undefined;
+    const email = typeof o.email === 'string' && o.email.trim() ? o.email.trim() : undefined;
+    if (!name && !email) throw new UsageError('--email or --name is required');
+    if (email && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+    const voter = await app.get(WorkspacesService).resolveAuthor(ws.id, { name, email }, app.get(DataSource).manager, 'voter');
+    const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: voter.id };
+    const { post, added } = await app.get(PostsService).vote(actor, id, voter.id);
+    return {
+      json: { post_id: post.id, votes: post.votes, added },
+      text: `${added ? 'Added' : 'Already there:'} ${voter.name}'s vote on post ${post.id} (${post.votes} votes)`,
+    };
+  },
+  async 'vote remove'(app, o) {
+    const workspaces = app.get(WorkspacesService);
+    const ws = await workspaces.findBySlug(required(o, 'workspace'));
+    const id = postId(o);
+    const email = required(o, 'email');
+    const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: '' };
+    const person = await workspaces.findByEmail(ws.id, email);
+    const removed = person ? await app.get(PostsService).removeVote({ ...actor, personId: person.id }, id) : false;
+    const post = await app.get(PostsService).get(actor, id);
+    return {
+      json: { post_id: post.id, votes: post.votes, removed },
+      text: removed ? `Removed the vote of ${email} (post ${post.id} has ${post.votes} votes)` : `${email} had no vote on post ${post.id}`,
+    };
   },
   /** Every command applies pending migrations first; this one only reports them. */
   async migrate(_app, _o, migrated) {

@@ -101,7 +101,7 @@ describe('hostile input', () => {
     await api.post(`/api/v1/posts/${a.id}/merge`, { into: b.id });
     const voter = await t.app.get(WorkspacesService).addPerson(ws.id, { kind: 'user', name: 'Vic Voter' });
     const posts = t.app.get(PostsService);
-    await Promise.all([posts.vote(ws.id, a.id, voter.id), posts.vote(ws.id, b.id, voter.id), posts.vote(ws.id, b.id, voter.id)]);
+    await Promise.all([posts.vote(ws.actor, a.id, voter.id), posts.vote(ws.actor, b.id, voter.id), posts.vote(ws.actor, b.id, voter.id)]);
     expect((await api.get(`/api/v1/posts/${b.id}`)).body.data.votes).toBe(2);
     expect((await api.get(`/api/v1/posts/${a.id}`)).body.data.votes).toBe(1);
   });

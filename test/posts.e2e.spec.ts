@@ -773,9 +773,9 @@ describe('POST /api/v1/posts/{id}/merge', () => {
       target = await createPost(api, { board: 'secret', title: 'CSV export', author: { name: 'Tara Target' } });
       const shared = await person('Sam Shared');
       const onlySource = await person('Ola Onlysource');
-      await posts.vote(ws.id, source.id, shared.id);
-      await posts.vote(ws.id, source.id, onlySource.id);
-      await posts.vote(ws.id, target.id, shared.id);
+      await posts.vote(ws.actor, source.id, shared.id);
+      await posts.vote(ws.actor, source.id, onlySource.id);
+      await posts.vote(ws.actor, target.id, shared.id);
       voters = {
         shared: shared.id,
         onlySource: onlySource.id,

@@ -227,7 +227,7 @@ describe('voter email', () => {
   }
 
   const vote = (t: TestApp, ws: TestWorkspace, postId: number, personId: string) =>
-    t.app.get(PostsService).vote(ws.id, postId, personId);
+    t.app.get(PostsService).vote(ws.actor, postId, personId);
 
   /** A post by a guest without an email address (who votes for it by writing it). */
   async function post(api: Client, title: string, board = 'ideas') {

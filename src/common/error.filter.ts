@@ -26,7 +26,7 @@ export class ErrorFilter implements ExceptionFilter {
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const req = host.switchToHttp().getRequest<ChorusRequest>();
     const res = host.switchToHttp().getResponse<Response>();
-    let error = this.toAppError(exception, req);
+    let error = toAppError(exception, req);
     if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller) {
       // No route matched, so no guard ran: authenticate and count the request as they would,
       // so that a caller without a valid key learns nothing about which routes exist.
@@ -35,7 +35,7 @@ export class ErrorFilter implements ExceptionFilter {
         .then(() => this.limiter.apply(req, res))
         .then(
           () => error,
-          (guardError: unknown) => this.toAppError(guardError, req),
+          (guardError: unknown) => toAppError(guardError, req),
         );
     }
     if (error.status >= 500) {
@@ -49,20 +49,21 @@ export class ErrorFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     res.json({ error: { code: error.code, message: error.message } });
   }
+}
 
-  private toAppError(exception: unknown, req: ChorusRequest): AppError {
-    if (exception instanceof AppError) return exception;
-    if (exception instanceof HttpException && exception.getStatus() < 500) {
-      const code = HTTP_CODES[exception.getStatus()] ?? 'invalid_request';
-      // A path segment that is not valid percent-encoding names nothing.
-      if (code === 'not_found' || exception.message.startsWith('Failed to decode param')) {
-        return new AppError('not_found', `No route for ${req.method} ${req.path}.`);
-      }
-      return new AppError(code, exception.message);
+/** What an exception answers: itself if an AppError, Nest's 4xx by status, anything else a 500 that leaks nothing. */
+export function toAppError(exception: unknown, req: ChorusRequest): AppError {
+  if (exception instanceof AppError) return exception;
+  if (exception instanceof HttpException && exception.getStatus() < 500) {
+    const code = HTTP_CODES[exception.getStatus()] ?? 'invalid_request';
+    // A path segment that is not valid percent-encoding names nothing.
+    if (code === 'not_found' || exception.message.startsWith('Failed to decode param')) {
+      return new AppError('not_found', `No route for ${req.method} ${req.path}.`);
     }
-    return new AppError(
-      'server_error',
-      `Something went wrong on our side. Try again later; if it persists, contact support with request id ${req.id}.`,
-    );
+    return new AppError(code, exception.message);
   }
+  return new AppError(
+    'server_error',
+    `Something went wrong on our side. Try again later; if it persists, contact support with request id ${req.id}.`,
+  );
 }

@@ -53,7 +53,7 @@ export async function seedDemo(app: INestApplicationContext): Promise<string | n
       author: { name: author.name, email: author.email ?? undefined },
     });
     for (const voter of voters.filter((v) => v.id !== author.id).slice(0, demo.votes - 1)) {
-      await posts.vote(actor.workspaceId, post.id, voter.id);
+      await posts.vote(actor, post.id, voter.id);
     }
     await comments.create(actor, post.id, { body: 'Same here, this would help us a lot.', authorId: voters[(index + 1) % voters.length].id });
     if (demo.status !== 'open') {

@@ -59,8 +59,14 @@ export interface CommentCreatedData {
   comment: ChatComment;
 }
 
+export interface PostVotedData {
+  post: ChatPost & { votes?: number };
+  voter: { name: string };
+}
+
 export type ChatEvent =
   | { type: 'post.created'; data: PostCreatedData }
+  | { type: 'post.voted'; data: PostVotedData }
   | { type: 'post.status_changed'; data: PostStatusChangedData }
   | { type: 'comment.created'; data: CommentCreatedData };
 
@@ -231,12 +237,13 @@ interface Described {
   status?: { from: string; to: string };
   merge?: { id: number; title: string };
   comment?: { author: string; body: string; official: boolean };
+  vote?: { voter: string };
   /** Footer / context facts: "Post #42 · feature · by Ann". */
   facts: string[];
 }
 
 function describe(event: ChatEvent): Described {
-  const data = (event?.data ?? {}) as Partial<PostStatusChangedData & CommentCreatedData>;
+  const data = (event?.data ?? {}) as Partial<PostStatusChangedData & CommentCreatedData & PostVotedData>;
   const post = (data.post ?? {}) as ChatPost;
   const base = {
     boardName: oneLine(post.board?.name) || oneLine(post.board?.slug) || 'a board',
@@ -265,6 +272,14 @@ function describe(event: ChatEvent): Described {
         };
       }
       return { ...base, status: { from, to }, facts: postFacts };
+    }
+    case 'post.voted': {
+      const votes = Number((post as PostVotedData['post']).votes);
+      return {
+        ...base,
+        vote: { voter: oneLine(data.voter?.name) || 'someone' },
+        facts: [`Post #${asText(post.id)}`, ...(Number.isInteger(votes) ? [`${votes} vote${votes === 1 ? '' : 's'}`] : [])],
+      };
     }
     case 'comment.created': {
       const comment = (data.comment ?? {}) as ChatComment;
@@ -306,6 +321,10 @@ export function slackMessage(event: ChatEvent): SlackMessage {
   } else if (d.status) {
     headline = `*Status changed:* ${statusLine} in *${board}*`;
     textHead = `Status changed (${statusLine}) in ${board}`;
+  } else if (d.vote) {
+    const voter = esc(d.vote.voter, CUT_LIMITS.authorName, 400);
+    headline = `*New vote* by *${voter}* in *${board}*`;
+    textHead = `New vote by ${voter} in ${board}`;
   } else if (d.comment) {
     const author = esc(d.comment.author, CUT_LIMITS.authorName, 400);
     headline = `*New comment* by *${author}*${d.comment.official ? ' (official)' : ''} in *${board}*`;
@@ -345,6 +364,7 @@ const DISCORD_COLORS = {
   status: 0xfee75c,
   merged: 0x99aab5,
   comment: 0x57f287,
+  vote: 0xeb459e,
 } as const;
 
 /**
@@ -368,6 +388,9 @@ export function discordMessage(event: ChatEvent): DiscordMessage {
   } else if (d.status) {
     description = `**Status changed:** ${statusLine} in **${board}**`;
     color = DISCORD_COLORS.status;
+  } else if (d.vote) {
+    description = `**New vote** by **${esc(d.vote.voter, CUT_LIMITS.authorName, 400)}** in **${board}**`;
+    color = DISCORD_COLORS.vote;
   } else if (d.comment) {
     const author = esc(d.comment.author, CUT_LIMITS.authorName, 400);
     description = `**New comment** by **${author}**${d.comment.official ? ' (official)' : ''} in **${board}**`;
@@ -410,6 +433,17 @@ export function discordEmbedLength(embed: {
     (embed.author?.name?.length ?? 0) +
     (embed.fields ?? []).reduce((n, f) => n + (f.name?.length ?? 0) + (f.value?.length ?? 0), 0)
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Test messages
+
+const PING_TEXT = 'Chorus test message: notifications from Chorus arrive in this channel.';
+
+/** What an endpoint test sends to a Slack or Discord channel: one line, no event. */
+export function chatPingMessage(kind: 'slack' | 'discord'): SlackMessage | DiscordMessage {
+  if (kind === 'slack') return { text: PING_TEXT, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: PING_TEXT } }] };
+  return { content: PING_TEXT, allowed_mentions: { parse: [] } };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -63,6 +63,12 @@ export class AuthorRef {
   name!: string;
 }
 
+/** A voter as the API shows one: a name, never an email. */
+export class VoterResponse {
+  @ApiProperty({ example: 'Grace Hopper' })
+  name!: string;
+}
+
 /** A post as the API shows it. */
 export class PostResponse {
   @ApiProperty({ type: 'integer', minimum: 1 })

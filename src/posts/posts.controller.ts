@@ -1,8 +1,17 @@
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiErrors, DataOf, PageOf } from '../common/openapi';
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CurrentCaller } from '../auth/caller.decorator';
-import { toPage } from '../common/page.query';
+import { PageQuery, toPage } from '../common/page.query';
 import { PostIdPipe } from '../common/post-id.pipe';
 import type { Caller } from '../common/request-context';
 import { BodyValidation, QueryValidation } from '../common/validation';
@@ -10,7 +19,8 @@ import { CreatePostDto } from './dto/create-post.dto';
 import { ListPostsQuery } from './dto/list-posts.query';
 import { MergePostDto } from './dto/merge-post.dto';
 import { UpdatePostDto } from './dto/update-post.dto';
-import { PostResponse } from './post.mapper';
+import { VoteDto } from './dto/vote.dto';
+import { PostResponse, VoterResponse } from './post.mapper';
 import { PostsService } from './posts.service';
 
 @ApiTags('Posts')
@@ -76,5 +86,44 @@ export class PostsController {
     @Body(BodyValidation) body: MergePostDto,
   ) {
     return { data: await this.posts.merge(caller, id, body.into) };
+  }
+
+  @Get(':id/votes')
+  @ApiOperation({ summary: 'The post\'s voters, newest vote first: names only.' })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiOkResponse({ type: PageOf(VoterResponse) })
+  @ApiErrors(400, 404)
+  listVotes(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) id: number, @Query(QueryValidation) query: PageQuery) {
+    return this.posts.listVoters(caller, id, toPage(query));
+  }
+
+  @Post(':id/votes')
+  @ApiOperation({
+    summary: 'Adds a vote on behalf of a person; a merged post\'s vote goes to its target. Sends post.voted.',
+    description: 'Answers with the post the vote counts on: 201 for a new vote, 200 (unchanged, no event) when it was there.',
+  })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiCreatedResponse({ type: DataOf(PostResponse), description: 'A new vote.' })
+  @ApiOkResponse({ type: DataOf(PostResponse), description: 'The vote was already there.' })
+  @ApiErrors(400, 404, 413)
+  async vote(
+    @CurrentCaller() caller: Caller,
+    @Param('id', PostIdPipe) id: number,
+    @Body(BodyValidation) body: VoteDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { post, added } = await this.posts.addVote(caller, id, body.voter);
+    if (!added) res.status(200);
+    return { data: post };
+  }
+
+  @Delete(':id/votes')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Removes a person\'s vote (by email; omitted: the key\'s creator).' })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
+  @ApiNoContentResponse({ description: 'Removed, or there was none.' })
+  @ApiErrors(400, 404, 413)
+  async unvote(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) id: number, @Body(BodyValidation) body: VoteDto): Promise<void> {
+    await this.posts.removeVote(caller, id, body.voter);
   }
 }

@@ -3,13 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { BoardsService } from '../boards/boards.service';
 import { AppError } from '../common/app-error';
-import { pageOf } from '../common/page.query';
+import { Page, pageOf } from '../common/page.query';
 import type { Caller } from '../common/request-context';
 import { Links } from '../config/links';
+import { updateReturning } from '../database/queries';
 import { EventsService } from '../webhooks/events.service';
 import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
 import { PostCategory, PostEntity, PostStatus } from './post.entity';
-import { PostResponse, PostRow, postSelect, toPostResponse } from './post.mapper';
+import { PostResponse, PostRow, postSelect, toPostResponse, VoterResponse } from './post.mapper';
 import { StatusChangeEntity } from './status-change.entity';
 import { VoteEntity } from './vote.entity';
 
@@ -191,22 +192,98 @@ export class PostsService {
     });
   }
 
+  /** The people who voted for a post, newest vote first: names only, never an email. */
+  async listVoters(actor: Actor, id: number, page: Page): Promise<{ data: VoterResponse[]; has_more: boolean; next_offset: number | null }> {
+    await this.get(actor, id);
+    const rows: VoterResponse[] = await this.db.query(
+      `SELECT p.name FROM votes v JOIN people p ON p.workspace_id = v.workspace_id AND p.id = v.person_id
+        WHERE v.workspace_id = $1 AND v.post_id = $2
+        ORDER BY v.created_at DESC, v.person_id DESC LIMIT $3 OFFSET $4`,
+      [actor.workspaceId, id, page.limit + 1, page.offset],
+    );
+    return pageOf(
+      rows.map((row) => ({ name: row.name })),
+      page,
+    );
+  }
+
   /**
-   * Adds a person's vote to a post (once per person) and recounts it. A vote for a merged
-   * post goes to the post it was merged into.
+   * Adds a vote on behalf of `voter` (the rules of a post's author: a known email is that
+   * person, otherwise a new guest; omitted, the key's creator). A vote for a merged post goes to
+   * the post it was merged into. Answers that post, and whether the vote is new: a vote already
+   * there changes nothing and sends nothing.
    */
-  async vote(workspaceId: string, postId: number, personId: string): Promise<void> {
-    await this.db.transaction(async (manager) => {
-      const post = (await this.lock(manager, workspaceId, [postId])).get(postId);
-      if (!post) throw AppError.notFound('post');
-      const target = post.mergedIntoId ?? post.id;
-      if (target !== post.id) await this.lock(manager, workspaceId, [target]);
-      await manager.query(
-        `INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-        [workspaceId, target, personId],
-      );
-      await this.recountVotes(manager, workspaceId, target);
+  async addVote(actor: Actor, id: number, voter?: AuthorInput): Promise<{ post: PostResponse; added: boolean }> {
+    return this.db.transaction(async (manager) => {
+      const chain = await this.lockMergeChain(manager, actor.workspaceId, id);
+      const personId = voter
+        ? (await this.workspaces.resolveAuthor(actor.workspaceId, voter, manager, 'voter')).id
+        : actor.personId;
+      return this.castVote(manager, actor, chain.at(-1)!, personId);
     });
+  }
+
+  /** Adds a known person's vote, as `addVote` does (the CLI's seed and tests). */
+  async vote(actor: Actor, postId: number, personId: string): Promise<{ post: PostResponse; added: boolean }> {
+    return this.db.transaction(async (manager) => {
+      const chain = await this.lockMergeChain(manager, actor.workspaceId, postId);
+      return this.castVote(manager, actor, chain.at(-1)!, personId);
+    });
+  }
+
+  /**
+   * Removes `voter`'s vote (a known email, or omitted: the key's creator) from the post and
+   * from every post it was merged into, where it counts. Removing a vote that is not there
+   * changes nothing. A name alone names no one: refused.
+   */
+  async removeVote(actor: Actor, id: number, voter?: AuthorInput): Promise<boolean> {
+    if (voter && !voter.email) throw AppError.invalid('voter.email', 'is required to remove a vote');
+    return this.db.transaction(async (manager) => {
+      const chain = await this.lockMergeChain(manager, actor.workspaceId, id);
+      const personId = voter ? (await this.workspaces.findByEmail(actor.workspaceId, voter.email!, manager))?.id : actor.personId;
+      if (!personId) return false;
+      const removed = await updateReturning<{ post_id: string }>(
+        manager,
+        `DELETE FROM votes WHERE workspace_id = $1 AND post_id = ANY($2::bigint[]) AND person_id = $3 RETURNING post_id`,
+        [actor.workspaceId, chain, personId],
+      );
+      for (const postId of new Set(removed.map((row) => Number(row.post_id)))) {
+        await this.recountVotes(manager, actor.workspaceId, postId);
+      }
+      return removed.length > 0;
+    });
+  }
+
+  /** One vote per person: a new one is counted and sends `post.voted`. */
+  private async castVote(manager: EntityManager, actor: Actor, postId: number, personId: string) {
+    const inserted: unknown[] = await manager.query(
+      `INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING person_id`,
+      [actor.workspaceId, postId, personId],
+    );
+    if (inserted.length === 0) return { post: await this.get(actor, postId, manager), added: false };
+    await this.recountVotes(manager, actor.workspaceId, postId);
+    const post = await this.get(actor, postId, manager);
+    const [voter]: { name: string }[] = await manager.query(`SELECT name FROM people WHERE workspace_id = $1 AND id = $2`, [
+      actor.workspaceId,
+      personId,
+    ]);
+    await this.events.record(manager, actor.workspaceId, 'post.voted', { post, voter: { name: voter.name } }, actor.personId);
+    return { post, added: true };
+  }
+
+  /**
+   * Locks a post and the posts it was merged into, in the order the merges point (a merge
+   * target may itself have been merged later). The last one is where votes count.
+   */
+  private async lockMergeChain(manager: EntityManager, workspaceId: string, id: number): Promise<number[]> {
+    const chain: number[] = [];
+    for (let next: number | null = id; next !== null && !chain.includes(next); ) {
+      const post = (await this.lock(manager, workspaceId, [next])).get(next);
+      if (!post) throw AppError.notFound('post');
+      chain.push(next);
+      next = post.mergedIntoId;
+    }
+    return chain;
   }
 
   private async recountVotes(manager: EntityManager, workspaceId: string, postId: number): Promise<void> {

@@ -46,7 +46,7 @@ export class DeliveryResponse {
   @ApiProperty({ format: 'uuid', description: 'The `Chorus-Delivery` header and the body\'s `id`.' })
   id!: string;
 
-  @ApiProperty({ enum: EVENT_TYPES })
+  @ApiProperty({ enum: [...EVENT_TYPES, 'ping'], description: '`ping` for an endpoint test.' })
   event_type!: string;
 
   @ApiProperty({ enum: ['pending', 'delivered', 'failed', 'cancelled'] })

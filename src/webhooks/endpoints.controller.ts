@@ -1,15 +1,22 @@
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, DataOf, PageOf } from '../common/openapi';
+import { ApiProperty } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { PageQuery, toPage } from '../common/page.query';
 import type { Caller } from '../common/request-context';
 import { BodyValidation, QueryValidation } from '../common/validation';
 import { DeliveriesService } from './deliveries.service';
-import { CreateEndpointDto, UpdateEndpointDto } from './dto/endpoint.dto';
+import { CreateEndpointDto, RecoverDto, UpdateEndpointDto } from './dto/endpoint.dto';
 import { DeliveryResponse } from './delivery.mapper';
+import { EndpointToolsService } from './endpoint-tools.service';
 import { EndpointResponse, toEndpointResponse } from './endpoint.mapper';
 import { EndpointsService } from './endpoints.service';
+
+export class RecoveredResponse {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many failed deliveries were scheduled again.' })
+  scheduled!: number;
+}
 
 @ApiTags('Webhook endpoints')
 @ApiBearerAuth()
@@ -18,6 +25,7 @@ export class EndpointsController {
   constructor(
     private readonly endpoints: EndpointsService,
     private readonly deliveries: DeliveriesService,
+    private readonly tools: EndpointToolsService,
   ) {}
 
   @Get()
@@ -80,5 +88,28 @@ export class EndpointsController {
   @ApiErrors(400, 404)
   listDeliveries(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query(QueryValidation) query: PageQuery) {
     return this.deliveries.listForEndpoint(caller.workspaceId, id, toPage(query));
+  }
+
+  @Post(':id/test')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Sends a signed `ping` now (Slack and Discord: a test message) and answers with it and its attempt.',
+    description: 'One attempt, not retried; counts against the month\'s deliveries and appears in the delivery log.',
+  })
+  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
+  @ApiOkResponse({ type: DataOf(DeliveryResponse) })
+  @ApiErrors(404)
+  async test(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+    return { data: await this.tools.test(caller, id) };
+  }
+
+  @Post(':id/recover')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Schedules again every failed delivery of the endpoint since a moment (at most 7 days back).' })
+  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
+  @ApiOkResponse({ type: DataOf(RecoveredResponse) })
+  @ApiErrors(400, 404, 409, 413)
+  async recover(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(BodyValidation) body: RecoverDto) {
+    return { data: { scheduled: await this.tools.recover(caller.workspaceId, id, new Date(body.since)) } };
   }
 }

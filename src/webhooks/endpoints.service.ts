@@ -167,6 +167,18 @@ export class EndpointsService {
     Object.assign(endpoint, { enabled: false, disabledReason: reason });
   }
 
+  /** The endpoint's URL, unsealed. Throws when it does not open with this ENCRYPTION_KEY. */
+  openUrl(endpoint: WebhookEndpointEntity): string {
+    return this.box.open(endpoint.urlSealed, urlContext(endpoint.id));
+  }
+
+  /** The secrets that sign now: the current one, and the one before a rotation for its last 24 hours. */
+  openSecrets(endpoint: WebhookEndpointEntity, now = new Date()): string[] {
+    const sealed = [endpoint.secretSealed];
+    if (endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) sealed.push(endpoint.previousSecretSealed);
+    return sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(endpoint.id)));
+  }
+
   private sealUrl(id: string, kind: EndpointKind, url: string): Pick<WebhookEndpointEntity, 'urlSealed' | 'urlShown'> {
     return { urlSealed: this.box.seal(url, urlContext(id)), urlShown: kind === 'webhook' ? url : maskChatUrl(url) };
   }

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const EVENT_TYPES = ['post.created', 'post.status_changed', 'comment.created'] as const;
+export const EVENT_TYPES = ['post.created', 'post.status_changed', 'comment.created', 'post.voted'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

@@ -1,15 +1,13 @@
-import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { Mailer } from '../notifications/mailer';
 import { OutboxProcessor } from './outbox.processor';
-import { WebhookSender } from './webhook-sender';
 import { WebhooksModule } from './webhooks.module';
 
 /** The outbox processor (webhooks, Slack, Discord and voter email): in the API process (RUN_WORKER=true) or alone (`npm run start:worker`). */
 @Module({
-  imports: [WebhooksModule, HttpModule, ScheduleModule.forRoot()],
-  providers: [OutboxProcessor, WebhookSender, Mailer],
+  imports: [WebhooksModule, ScheduleModule.forRoot()],
+  providers: [OutboxProcessor, Mailer],
   exports: [OutboxProcessor],
 })
 export class OutboxModule {}

@@ -16,7 +16,7 @@ import { PLANS, isPlan } from '../workspaces/plans';
 import { EndpointsService, secretContext, urlContext } from './endpoints.service';
 import { emailBody, endpointBody, OutboxEvent, statusChangeForVoters } from './fan-out';
 import { OUTBOX_CHANNEL } from './events.service';
-import { signatureHeader } from './signature';
+import { signingHeaders } from './signature';
 import type { EndpointKind } from './webhook-endpoint.entity';
 import { SendResult, WebhookSender } from './webhook-sender';
 
@@ -463,7 +463,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
           'User-Agent': USER_AGENT,
           'Chorus-Event': delivery.event_type,
           'Chorus-Delivery': delivery.id,
-          'Chorus-Signature': signatureHeader(delivery.body, endpoint.secrets, at),
+          ...signingHeaders(delivery.id, delivery.body, endpoint.secrets, at),
         },
         delivery.body,
       );

@@ -77,15 +77,16 @@ export class WorkspacesService {
   }
 
   /**
-   * The person an API post is written as: a known email is that person (its name ignored);
-   * otherwise a new guest with the name, and the email if one was given.
+   * The person an API post is written as, or votes as: a known email is that person (its name
+   * ignored); otherwise a new guest with the name, and the email if one was given. `field` names
+   * the input in errors.
    */
-  async resolveAuthor(workspaceId: string, author: AuthorInput, manager: EntityManager): Promise<PersonEntity> {
+  async resolveAuthor(workspaceId: string, author: AuthorInput, manager: EntityManager, field = 'author'): Promise<PersonEntity> {
     if (author.email) {
       const known = await this.findByEmail(workspaceId, author.email, manager);
       if (known) return known;
     }
-    if (!author.name) throw AppError.invalid('author.name', 'is required');
+    if (!author.name) throw AppError.invalid(`${field}.name`, 'is required');
     // Two first posts with one new email at once: the unique index keeps one person.
     const inserted: { id: string }[] = await manager.query(
       `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'guest', $2, $3)

@@ -1,0 +1,18 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { AuthorDto } from './create-post.dto';
+
+export class VoteDto {
+  @ApiPropertyOptional({
+    type: AuthorDto,
+    description:
+      'Who votes, by the rules of a post\'s `author`: a known email (any case) is that person; otherwise a new guest ' +
+      'with that name (and email). Omitted: the key\'s creator. Removing a vote needs the email.',
+  })
+  @IsOptional()
+  @IsObject({ message: 'must be an object' })
+  @ValidateNested()
+  @Type(() => AuthorDto)
+  voter?: AuthorDto;
+}
