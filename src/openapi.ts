@@ -15,10 +15,25 @@ const HEADERS = {
   'X-RateLimit-Remaining': { description: 'Requests the window still takes.', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Unix time (s) when the oldest counted request leaves the window.', schema: { type: 'integer' } },
 };
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Up to 255 characters. The same key with the same body within 24 hours replays the first answer (with ' +
+    '`Idempotent-Replayed: true`) instead of running again; with another body: 400; while the first still runs: 409. ' +
+    '5xx and 400 answers are not kept.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+const IDEMPOTENCY_ERRORS: Record<string, string> = {
+  '400': '`invalid_request`, also `idempotency-key: was used with a different request`',
+  '409': '`conflict`: a request with this `Idempotency-Key` is still in progress',
+};
 
 /**
  * The OpenAPI 3 document, built from the controllers' and DTOs' decorators, with what every
- * API route shares added here: the 401, 403, 429 and 500 answers and the headers. Objects
+ * API route shares added here: the 401, 403, 429 and 500 answers and the headers, and on every
+ * POST the `Idempotency-Key` header with its 400 and 409. Objects
  * allow no properties beyond those documented, so a test of real answers against it catches
  * any drift between the code and the document.
  */
@@ -35,13 +50,17 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorBody] });
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/api/')) continue;
-    for (const operation of Object.values(item) as { responses?: Record<string, any> }[]) {
+    for (const [method, operation] of Object.entries(item) as [string, { responses?: Record<string, any>; parameters?: unknown[] }][]) {
       if (!operation?.responses) continue;
-      for (const [status, description] of Object.entries(EVERY_API_ERROR)) {
+      const post = method === 'post';
+      const errors = post ? { ...EVERY_API_ERROR, ...IDEMPOTENCY_ERRORS } : EVERY_API_ERROR;
+      for (const [status, description] of Object.entries(errors)) {
         operation.responses[status] ??= { description, content: { 'application/json': { schema: ERROR_REF } } };
       }
+      if (post) operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY];
       for (const [status, response] of Object.entries(operation.responses)) {
-        const headers = { 'Request-Id': HEADERS['Request-Id'], ...(status === '401' ? {} : HEADERS) };
+        const replayed = post && status !== '401' ? { 'Idempotent-Replayed': { description: '`true` on an answer replayed for an `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } } } : {};
+        const headers = { 'Request-Id': HEADERS['Request-Id'], ...(status === '401' ? {} : { ...HEADERS, ...replayed }) };
         response.headers = { ...headers, ...(status === '429' ? { 'Retry-After': { schema: { type: 'integer', minimum: 1 } } } : {}) };
       }
     }

@@ -56,6 +56,7 @@ const statusChanged = (p = post({ status: 'planned' }), previous = 'open'): Chat
   type: 'post.status_changed',
   data: { post: p, previous_status: previous },
 });
+const voted = (p = post(), voter = 'Vera'): ChatEvent => ({ type: 'post.voted', data: { post: p, voter: { name: voter } } });
 const merged = (p = post({ status: 'closed' }), previous = 'planned'): ChatEvent => {
   const target = { id: 123, title: 'Night theme', url: 'https://chorus.test/acme/features/p/123-night-theme' };
   return {
@@ -323,6 +324,7 @@ describe('every event names the event, the board and the post, and links to admi
     ['post.status_changed', statusChanged(post({ status: 'in_progress' }), 'open'), ['Status changed', 'open → in progress']],
     ['merge', merged(), ['Merged into #123', 'Night theme', 'planned → closed']],
     ['comment.created', commented(), ['New comment', 'Bob', 'We are looking into this.']],
+    ['post.voted', voted(), ['New vote', 'Vera', '3 votes']],
   ];
 
   it.each(cases)('%s on Slack', (_name, event, words) => {
@@ -357,6 +359,16 @@ describe('every event names the event, the board and the post, and links to admi
     expect(message.text).toContain('Merged into #123 “Night theme”');
     expect(embedOf(event).description).toContain('Merged into #123');
     expect(embedOf(event).description).toContain('Night theme');
+  });
+
+  it('a vote is short: who voted, on what, and the count, with the voter\'s name escaped', () => {
+    const event = voted(post({ votes: 1 }), '<!everyone> @here');
+    const { message } = slackParts(event);
+    expect(message.text).toBe(`New vote by &lt;!everyone&gt; @here in Feature Requests (1 vote): <${ADMIN_URL}|Dark mode>`);
+    expect(message.text.length).toBeLessThan(200);
+    const embed = embedOf(event);
+    expect(embed.description).toBe('**New vote** by **\\<!everyone\\> \\@here** in **Feature Requests** (1 vote)');
+    expect(embed.footer?.text).toBe('Post #42');
   });
 
   it('refuses an event type it does not know', () => {

@@ -109,6 +109,12 @@ describe('the OpenAPI document', () => {
     expect((await call('POST', `/api/v1/posts/${post.id}/comments`, { body: 'Thanks!' })).status).toBe(201);
     expect((await call('GET', `/api/v1/posts/${post.id}/comments`)).body.data).toHaveLength(1);
 
+    // Votes
+    expect((await call('POST', `/api/v1/posts/${post.id}/votes`, { voter: { name: 'Vic', email: 'vic@doc.example' } })).status).toBe(201);
+    expect((await call('POST', `/api/v1/posts/${post.id}/votes`, { voter: { email: 'vic@doc.example' } })).status).toBe(200);
+    expect((await call('GET', `/api/v1/posts/${post.id}/votes?limit=1`)).body.has_more).toBe(true);
+    expect((await call('DELETE', `/api/v1/posts/${post.id}/votes`, { voter: { email: 'vic@doc.example' } })).status).toBe(204);
+
     // Endpoints and deliveries
     const endpoint = (await call('POST', '/api/v1/webhook_endpoints', { url: receiverUrl, events: ['post.created'] })).body.data;
     expect(endpoint.secret).toMatch(/^whsec_/);
@@ -126,8 +132,14 @@ describe('the OpenAPI document', () => {
     expect(deliveries.body.data[0].attempts.length).toBe(2);
     const retried = await call('POST', `/api/v1/deliveries/${deliveries.body.data[0].id}/retry`);
     expect(retried.body.data.status).toBe('pending');
+    const tested = await call('POST', `/api/v1/webhook_endpoints/${endpoint.id}/test`);
+    expect(tested.body.data).toMatchObject({ event_type: 'ping', status: 'failed' });
+    const since = new Date(Date.now() - 60_000).toISOString();
+    expect((await call('POST', `/api/v1/webhook_endpoints/${endpoint.id}/recover`, { since })).body.data.scheduled).toBeGreaterThanOrEqual(0);
     expect((await call('PATCH', `/api/v1/webhook_endpoints/${endpoint.id}`, { enabled: false })).body.data.enabled).toBe(false);
     expect((await call('POST', `/api/v1/deliveries/${deliveries.body.data[0].id}/retry`)).status).toBe(409);
+    expect((await call('POST', `/api/v1/webhook_endpoints/${endpoint.id}/recover`, { since })).status).toBe(409);
+    expect((await call('POST', `/api/v1/webhook_endpoints/${endpoint.id}/recover`, { since: 'then' })).status).toBe(400);
     expect((await call('DELETE', `/api/v1/webhook_endpoints/${endpoint.id}`)).status).toBe(204);
 
     const documented = Object.entries(document.paths).flatMap(([template, item]: [string, any]) =>
@@ -147,6 +159,10 @@ describe('the OpenAPI document', () => {
     expect((await call('POST', `/api/v1/posts/${post.id}/merge`, { into: post.id })).status).toBe(400);
     expect((await call('POST', `/api/v1/posts/${post.id}/comments`, { body: '' })).status).toBe(400);
     expect((await call('GET', '/api/v1/posts/999999999/comments')).status).toBe(404);
+    expect((await call('GET', '/api/v1/posts/999999999/votes')).status).toBe(404);
+    expect((await call('POST', `/api/v1/posts/${post.id}/votes`, { voter: {} })).status).toBe(400);
+    expect((await call('DELETE', `/api/v1/posts/${post.id}/votes`, { voter: { name: 'No email' } })).status).toBe(400);
+    expect((await call('POST', '/api/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000/test')).status).toBe(404);
     expect((await call('POST', '/api/v1/webhook_endpoints', { url: 'ftp://x', events: [] })).status).toBe(400);
     expect((await call('GET', '/api/v1/webhook_endpoints/not-a-uuid')).status).toBe(404);
     expect((await call('GET', '/api/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000/deliveries')).status).toBe(404);

@@ -53,6 +53,33 @@ export function IsIntegerString(min: number, max: number, options?: ValidationOp
   );
 }
 
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/** An ISO 8601 date and time with a zone, naming a day that exists (JavaScript's Date would roll 02-31 over to March). */
+export function isTimestamp(value: unknown): value is string {
+  const m = typeof value === 'string' ? TIMESTAMP.exec(value) : null;
+  if (!m) return false;
+  const [year, month, day, hour, minute, second = 0, zoneHours = 0, zoneMinutes = 0] = m.slice(1).map((part) => Number(part ?? 0));
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return (
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour < 24 && minute < 60 && second < 60 &&
+    zoneHours < 24 && zoneMinutes < 60 && !Number.isNaN(Date.parse(value as string))
+  );
+}
+
+export function IsTimestamp(options?: ValidationOptions) {
+  return ValidateBy(
+    {
+      name: 'isTimestamp',
+      validator: {
+        validate: isTimestamp,
+        defaultMessage: () => 'must be an ISO 8601 date and time with a time zone, such as 2026-11-21T14:00:00Z',
+      },
+    },
+    options,
+  );
+}
+
 /** One problem per field, as `<path>: <problem>`: documented fields first, then unknown ones. */
 export function validationMessage(errors: ValidationError[]): string {
   const problems: { path: string; problem: string; unknown: boolean }[] = [];

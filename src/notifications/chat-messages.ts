@@ -237,7 +237,7 @@ interface Described {
   status?: { from: string; to: string };
   merge?: { id: number; title: string };
   comment?: { author: string; body: string; official: boolean };
-  vote?: { voter: string };
+  vote?: { voter: string; count: string };
   /** Footer / context facts: "Post #42 · feature · by Ann". */
   facts: string[];
 }
@@ -277,8 +277,8 @@ function describe(event: ChatEvent): Described {
       const votes = Number((post as PostVotedData['post']).votes);
       return {
         ...base,
-        vote: { voter: oneLine(data.voter?.name) || 'someone' },
-        facts: [`Post #${asText(post.id)}`, ...(Number.isInteger(votes) ? [`${votes} vote${votes === 1 ? '' : 's'}`] : [])],
+        vote: { voter: oneLine(data.voter?.name) || 'someone', count: Number.isInteger(votes) ? ` (${votes} vote${votes === 1 ? '' : 's'})` : '' },
+        facts: [`Post #${asText(post.id)}`],
       };
     }
     case 'comment.created': {
@@ -323,8 +323,8 @@ export function slackMessage(event: ChatEvent): SlackMessage {
     textHead = `Status changed (${statusLine}) in ${board}`;
   } else if (d.vote) {
     const voter = esc(d.vote.voter, CUT_LIMITS.authorName, 400);
-    headline = `*New vote* by *${voter}* in *${board}*`;
-    textHead = `New vote by ${voter} in ${board}`;
+    headline = `*New vote* by *${voter}* in *${board}*${d.vote.count}`;
+    textHead = `New vote by ${voter} in ${board}${d.vote.count}`;
   } else if (d.comment) {
     const author = esc(d.comment.author, CUT_LIMITS.authorName, 400);
     headline = `*New comment* by *${author}*${d.comment.official ? ' (official)' : ''} in *${board}*`;
@@ -389,7 +389,7 @@ export function discordMessage(event: ChatEvent): DiscordMessage {
     description = `**Status changed:** ${statusLine} in **${board}**`;
     color = DISCORD_COLORS.status;
   } else if (d.vote) {
-    description = `**New vote** by **${esc(d.vote.voter, CUT_LIMITS.authorName, 400)}** in **${board}**`;
+    description = `**New vote** by **${esc(d.vote.voter, CUT_LIMITS.authorName, 400)}** in **${board}**${d.vote.count}`;
     color = DISCORD_COLORS.vote;
   } else if (d.comment) {
     const author = esc(d.comment.author, CUT_LIMITS.authorName, 400);

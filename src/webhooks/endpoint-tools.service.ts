@@ -97,7 +97,6 @@ export class EndpointToolsService {
    * retries. Answers how many.
    */
   async recover(workspaceId: string, id: string, since: Date): Promise<number> {
-    if (Number.isNaN(since.getTime())) throw AppError.invalid('since', 'must be a real date and time');
     if (Date.now() - since.getTime() > RECOVER_WINDOW_MS) throw AppError.invalid('since', 'must be within the last 7 days');
     const endpoint = await this.endpoints.get(workspaceId, id);
     return this.db.transaction(async (manager) => {

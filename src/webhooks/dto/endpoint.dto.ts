@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString, Matches } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString } from 'class-validator';
+import { IsTimestamp } from '../../common/validation';
 import { EVENT_TYPES, EventType } from '../outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
 
@@ -48,12 +49,9 @@ export class UpdateEndpointDto {
   enabled?: boolean;
 }
 
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
 export class RecoverDto {
   @ApiProperty({ format: 'date-time', description: 'Failed deliveries created since this moment (at most 7 days back).' })
   @IsDefined({ message: 'is required' })
-  @Matches(ISO_TIMESTAMP, { message: 'must be an ISO 8601 timestamp with a time zone, such as 2026-11-21T14:00:00Z' })
-  @IsString({ message: 'must be an ISO 8601 timestamp with a time zone, such as 2026-11-21T14:00:00Z' })
+  @IsTimestamp()
   since: string;
 }
