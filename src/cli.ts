@@ -204,12 +204,11 @@ const COMMANDS: Record<string, Command> = {
     const email = typeof o.email === 'string' && o.email.trim() ? o.email.trim() : undefined;
     if (!name && !email) throw new UsageError('--email or --name is required');
     if (email && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
-    const voter = await app.get(WorkspacesService).resolveAuthor(ws.id, { name, email }, app.get(DataSource).manager, 'voter');
-    const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: voter.id };
-    const { post, added } = await app.get(PostsService).vote(actor, id, voter.id);
+    const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: null };
+    const { post, added } = await app.get(PostsService).addVote(actor, id, { name, email });
     return {
       json: { post_id: post.id, votes: post.votes, added },
-      text: `${added ? 'Added' : 'Already there:'} ${voter.name}'s vote on post ${post.id} (${post.votes} votes)`,
+      text: `${added ? 'Added the vote' : 'The vote was already there'} on post ${post.id} (${post.votes} votes)`,
     };
   },
   async 'vote remove'(app, o) {
@@ -217,9 +216,10 @@ const COMMANDS: Record<string, Command> = {
     const ws = await workspaces.findBySlug(required(o, 'workspace'));
     const id = postId(o);
     const email = required(o, 'email');
-    const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: '' };
     const person = await workspaces.findByEmail(ws.id, email);
-    const removed = person ? await app.get(PostsService).removeVote({ ...actor, personId: person.id }, id) : false;
+    const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: person?.id ?? '' };
+    // Without that person there is no vote to remove; the post is still looked up, so an unknown one is an error.
+    const removed = person ? await app.get(PostsService).removeVote(actor, id) : false;
     const post = await app.get(PostsService).get(actor, id);
     return {
       json: { post_id: post.id, votes: post.votes, removed },

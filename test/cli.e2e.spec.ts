@@ -115,6 +115,38 @@ describe('chorus CLI', () => {
     expect(badEvents.stderr).toMatch(/unknown event types post.deleted/);
   });
 
+  it('adds and removes votes on behalf of people, as the API then shows', async () => {
+    const slug = uniqueSlug('votes');
+    await cliJson('workspace', 'create', '--name', 'Votes', '--slug', slug, '--plan', 'pro');
+    await cliJson('member', 'add', '--workspace', slug, '--name', 'Vi Member', '--email', 'vi@votes.example');
+    const { key } = await cliJson('key', 'create', '--workspace', slug, '--member', 'vi@votes.example');
+    await cliJson('board', 'create', '--workspace', slug, '--slug', 'ideas', '--name', 'Ideas');
+    const api = new Client(t.baseUrl, key);
+    const post = (await api.post('/api/v1/posts', { board: 'ideas', title: 'Voted from the CLI' })).body.data;
+
+    const added = await cliJson('vote', 'add', '--workspace', slug, '--post', String(post.id), '--name', 'Phone Caller', '--email', 'caller@votes.example');
+    expect(added).toEqual({ post_id: post.id, votes: 2, added: true });
+    const twice = await cliJson('vote', 'add', '--workspace', slug, '--post', String(post.id), '--email', 'CALLER@votes.example');
+    expect(twice).toEqual({ post_id: post.id, votes: 2, added: false });
+    expect((await api.get(`/api/v1/posts/${post.id}/votes`)).body.data).toEqual([{ name: 'Phone Caller' }, { name: 'Vi Member' }]);
+
+    expect(await cliJson('vote', 'remove', '--workspace', slug, '--post', String(post.id), '--email', 'caller@votes.example')).toEqual({
+      post_id: post.id,
+      votes: 1,
+      removed: true,
+    });
+    expect((await api.get(`/api/v1/posts/${post.id}`)).body.data.votes).toBe(1);
+
+    const noVoter = await cli('vote', 'add', '--workspace', slug, '--post', String(post.id));
+    expect(noVoter.code).toBe(2);
+    expect(noVoter.stderr).toMatch(/--email or --name is required/);
+    const badPost = await cli('vote', 'add', '--workspace', slug, '--post', 'x1', '--name', 'A');
+    expect(badPost.code).toBe(2);
+    const otherWorkspace = await cli('vote', 'add', '--workspace', slug, '--post', '999999999', '--name', 'A');
+    expect(otherWorkspace.code).toBe(1);
+    expect(otherWorkspace.stderr).toMatch(/No such post/);
+  });
+
   it('explains refusals on stderr with a non-zero exit and nothing on stdout', async () => {
     const slug = uniqueSlug('dup');
     await cliJson('workspace', 'create', '--name', 'Dup', '--slug', slug, '--plan', 'pro');

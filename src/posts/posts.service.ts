@@ -209,21 +209,25 @@ export class PostsService {
 
   /**
    * Adds a vote on behalf of `voter` (the rules of a post's author: a known email is that
-   * person, otherwise a new guest; omitted, the key's creator). A vote for a merged post goes to
+   * person, otherwise a new guest; omitted, the acting member). A vote for a merged post goes to
    * the post it was merged into. Answers that post, and whether the vote is new: a vote already
-   * there changes nothing and sends nothing.
+   * there changes nothing and sends nothing. The CLI acts as no member (`personId` null): the
+   * voter is then who acted.
    */
-  async addVote(actor: Actor, id: number, voter?: AuthorInput): Promise<{ post: PostResponse; added: boolean }> {
+  async addVote(
+    actor: Omit<Actor, 'personId'> & { personId: string | null },
+    id: number,
+    voter?: AuthorInput,
+  ): Promise<{ post: PostResponse; added: boolean }> {
     return this.db.transaction(async (manager) => {
       const chain = await this.lockMergeChain(manager, actor.workspaceId, id);
-      const personId = voter
-        ? (await this.workspaces.resolveAuthor(actor.workspaceId, voter, manager, 'voter')).id
-        : actor.personId;
-      return this.castVote(manager, actor, chain.at(-1)!, personId);
+      const personId = voter ? (await this.workspaces.resolveAuthor(actor.workspaceId, voter, manager, 'voter')).id : actor.personId;
+      if (!personId) throw AppError.invalid('voter', 'is required');
+      return this.castVote(manager, { ...actor, personId: actor.personId ?? personId }, chain.at(-1)!, personId);
     });
   }
 
-  /** Adds a known person's vote, as `addVote` does (the CLI's seed and tests). */
+  /** Adds a known person's vote, as `addVote` does (the demo seed and tests). */
   async vote(actor: Actor, postId: number, personId: string): Promise<{ post: PostResponse; added: boolean }> {
     return this.db.transaction(async (manager) => {
       const chain = await this.lockMergeChain(manager, actor.workspaceId, postId);
