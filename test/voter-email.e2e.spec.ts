@@ -623,6 +623,18 @@ describe('voter email', () => {
       expect(rows.map((r) => [r.status, r.attempt_count])).toEqual(Array(3).fill(['delivered', 1]));
       expect(smtp.to(domain).map((m) => m.envelopeTo[0]).sort()).toEqual([`a@${domain}`, `b@${domain}`, `c@${domain}`]);
       expect(await usage(ws.id)).toBe(3);
+
+      // The delivery log lists emails like any other delivery, with their attempts, never the address.
+      const log = await api.get('/api/v1/deliveries?channel=email');
+      expect(log.status).toBe(200);
+      expect(log.body.data).toHaveLength(3);
+      for (const d of log.body.data) {
+        expect(d).toMatchObject({ channel: 'email', endpoint_id: null, event_type: 'post.status_changed', status: 'delivered' });
+        expect(d.attempts).toEqual([expect.objectContaining({ status_code: 250, error: null })]);
+      }
+      expect(JSON.stringify(log.body)).not.toContain(domain);
+      expect((await api.get('/api/v1/deliveries?channel=webhook')).body.data).toEqual([]);
+      expect((await api.get('/api/v1/deliveries?channel=fax')).status).toBe(400);
     });
 
     it('sends no email for a free workspace', async () => {
