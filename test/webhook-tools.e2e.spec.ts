@@ -159,6 +159,8 @@ describe('webhook tools and Standard Webhooks', () => {
     const delivery = answer.body.data;
     expect(delivery).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      channel: 'webhook',
+      endpoint_id: id,
       event_type: 'ping',
       status: 'delivered',
       reason: null,

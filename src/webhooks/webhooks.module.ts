@@ -12,15 +12,29 @@ import { OutboxEventEntity } from './outbox-event.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookSender } from './webhook-sender';
+import { WebhookChannel } from './webhook.channel';
+import { DiscordChannel, SlackChannel } from '../notifications/chat.channels';
+import { Quota } from '../outbox/quota';
 
-/** Events, webhook endpoints and their deliveries: what the API and the CLI manage, and the sender that endpoint tests share with the outbox. */
+/** Events, webhook endpoints and their deliveries: what the API and the CLI manage. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([OutboxEventEntity, WebhookEndpointEntity, WebhookDeliveryEntity, DeliveryAttemptEntity]),
     HttpModule,
   ],
   controllers: [EndpointsController, DeliveriesController],
-  providers: [EventsService, EndpointsService, DeliveriesService, EndpointToolsService, WebhookSender],
-  exports: [EventsService, EndpointsService, DeliveriesService, WebhookSender],
+  // Endpoint tests send through the outbox's own channels and count against its quota.
+  providers: [
+    EventsService,
+    EndpointsService,
+    DeliveriesService,
+    EndpointToolsService,
+    WebhookSender,
+    WebhookChannel,
+    SlackChannel,
+    DiscordChannel,
+    Quota,
+  ],
+  exports: [EventsService, EndpointsService, DeliveriesService],
 })
 export class WebhooksModule {}
