@@ -1,10 +1,9 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
+import { closeReceivers, Received, Receiver } from './support/receiver';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
 
@@ -14,52 +13,8 @@ import { sleep, until } from './support/wait';
 
 const stripe = new Stripe('sk_test_x');
 
-interface Arrival {
-  headers: http.IncomingHttpHeaders;
-  raw: Buffer;
-}
-
-/** A local receiver that records every request and answers with `status`; it can go down and come back on its port. */
-class Receiver {
-  readonly arrivals: Arrival[] = [];
-  status = 200;
-  private server: http.Server | null = null;
-  port = 0;
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
-  }
-
-  async up(): Promise<this> {
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        this.arrivals.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-        res.writeHead(this.status, { 'content-type': 'text/plain' }).end('ok');
-      });
-    });
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-    return this;
-  }
-
-  async down(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  waitFor(count: number, timeoutMs = 15_000): Promise<Arrival[]> {
-    return until(`${count} requests at ${this.url}`, () => this.arrivals.length >= count && this.arrivals, timeoutMs);
-  }
-}
-
 /** Verifies one request both ways; answers the event as each library read it. */
-function verifyBoth(arrival: Arrival, secret: string) {
+function verifyBoth(arrival: Received, secret: string) {
   const standard = new Webhook(secret).verify(arrival.raw, arrival.headers as Record<string, string>) as any;
   const stripeEvent = stripe.webhooks.constructEvent(arrival.raw, String(arrival.headers['chorus-signature']), secret) as any;
   return { standard, stripeEvent };
@@ -68,7 +23,6 @@ function verifyBoth(arrival: Arrival, secret: string) {
 describe('webhook tools and Standard Webhooks', () => {
   let t: TestApp;
   let release: () => Promise<void>;
-  const receivers: Receiver[] = [];
   const workspaces: string[] = [];
 
   beforeAll(async () => {
@@ -82,7 +36,7 @@ describe('webhook tools and Standard Webhooks', () => {
   }, 180_000);
   afterAll(async () => {
     await cancelPending(t.db, workspaces);
-    await Promise.all(receivers.map((r) => r.down()));
+    await closeReceivers();
     await t.close();
     await release();
   });
@@ -93,11 +47,7 @@ describe('webhook tools and Standard Webhooks', () => {
     return { ws, api: new Client(t.baseUrl, ws.key) };
   }
 
-  async function receiver(): Promise<Receiver> {
-    const r = await new Receiver().up();
-    receivers.push(r);
-    return r;
-  }
+  const hook = (r: Receiver) => `${r.url}/hook`;
 
   async function endpoint(api: Client, url: string, events = ['post.created', 'post.voted'], kind = 'webhook') {
     const answer = await api.post('/api/v1/webhook_endpoints', { kind, url, events });
@@ -110,8 +60,8 @@ describe('webhook tools and Standard Webhooks', () => {
 
   it('signs every delivery for both standardwebhooks and Stripe, on the same request, before and after a rotation', async () => {
     const { api } = await setUp();
-    const r = await receiver();
-    const { id, secret } = await endpoint(api, r.url);
+    const r = await Receiver.start();
+    const { id, secret } = await endpoint(api, hook(r));
 
     const post = (await api.post('/api/v1/posts', { board: 'ideas', title: 'Verified twice' })).body.data;
     const [first] = await r.waitFor(1);
@@ -150,8 +100,8 @@ describe('webhook tools and Standard Webhooks', () => {
 
   it('tests an endpoint now: a signed ping, answered with its attempt, counted, in the delivery log, not retried', async () => {
     const { ws, api } = await setUp();
-    const r = await receiver();
-    const { id, secret } = await endpoint(api, r.url);
+    const r = await Receiver.start();
+    const { id, secret } = await endpoint(api, hook(r));
     const counted = await usage(ws.id);
 
     const answer = await api.post(`/api/v1/webhook_endpoints/${id}/test`);
@@ -169,8 +119,8 @@ describe('webhook tools and Standard Webhooks', () => {
       attempts: [{ at: expect.any(String), duration_ms: expect.any(Number), status_code: 200, error: null }],
     });
     // Synchronous: it has arrived by the time the answer is here.
-    expect(r.arrivals).toHaveLength(1);
-    const ping = r.arrivals[0];
+    expect(r.requests).toHaveLength(1);
+    const ping = r.requests[0];
     expect(ping.headers['chorus-event']).toBe('ping');
     expect(ping.headers['chorus-delivery']).toBe(delivery.id);
     const { standard, stripeEvent } = verifyBoth(ping, secret!);
@@ -182,7 +132,7 @@ describe('webhook tools and Standard Webhooks', () => {
     expect(log).toEqual([delivery]);
 
     // A receiver that is down: the answer says so, and the ping is not tried again.
-    await r.down();
+    await r.close();
     const failed = await api.post(`/api/v1/webhook_endpoints/${id}/test`);
     expect(failed.status).toBe(200);
     expect(failed.body.data).toMatchObject({ status: 'failed', reason: null, next_attempt_at: null });
@@ -198,21 +148,20 @@ describe('webhook tools and Standard Webhooks', () => {
 
   it('tests a Slack or Discord endpoint with a one-line test message', async () => {
     const { api } = await setUp();
-    const slack = await receiver();
-    const discord = await receiver();
-    const slackEndpoint = await endpoint(api, slack.url, ['post.created'], 'slack');
-    const discordEndpoint = await endpoint(api, discord.url, ['post.created'], 'discord');
+    const slack = await Receiver.start();
+    const discord = (await Receiver.start()).answer(204);
+    const slackEndpoint = await endpoint(api, hook(slack), ['post.created'], 'slack');
+    const discordEndpoint = await endpoint(api, hook(discord), ['post.created'], 'discord');
 
     const slackAnswer = await api.post(`/api/v1/webhook_endpoints/${slackEndpoint.id}/test`);
     expect(slackAnswer.body.data).toMatchObject({ event_type: 'ping', status: 'delivered' });
-    const slackBody = JSON.parse(slack.arrivals[0].raw.toString());
+    const slackBody = JSON.parse(slack.requests[0].raw.toString());
     expect(slackBody.text).toBe('Chorus test message: notifications from Chorus arrive in this channel.');
-    expect(slack.arrivals[0].headers['chorus-signature']).toBeUndefined();
+    expect(slack.requests[0].headers['chorus-signature']).toBeUndefined();
 
-    discord.status = 204;
     const discordAnswer = await api.post(`/api/v1/webhook_endpoints/${discordEndpoint.id}/test`);
     expect(discordAnswer.body.data).toMatchObject({ status: 'delivered', attempts: [expect.objectContaining({ status_code: 204 })] });
-    expect(JSON.parse(discord.arrivals[0].raw.toString())).toEqual({
+    expect(JSON.parse(discord.requests[0].raw.toString())).toEqual({
       content: 'Chorus test message: notifications from Chorus arrive in this channel.',
       allowed_mentions: { parse: [] },
     });
@@ -220,22 +169,23 @@ describe('webhook tools and Standard Webhooks', () => {
 
   it('refuses a test when the month\'s deliveries are spent', async () => {
     const { ws, api } = await setUp();
-    const r = await receiver();
-    const { id } = await endpoint(api, r.url);
+    const r = await Receiver.start();
+    const { id } = await endpoint(api, hook(r));
     await t.db.query(
       `INSERT INTO delivery_usage (workspace_id, month, attempts) VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 20000)
        ON CONFLICT (workspace_id, month) DO UPDATE SET attempts = 20000`,
       [ws.id],
     );
     expectError(await api.post(`/api/v1/webhook_endpoints/${id}/test`), 403, 'plan_required', /delivery attempts are spent/);
-    expect(r.arrivals).toHaveLength(0);
+    expect(r.requests).toHaveLength(0);
   });
 
   it('recovers: deliveries that failed while the receiver was down all arrive once it is back', async () => {
     const { api } = await setUp();
-    const r = await receiver();
-    await r.down();
-    const { id, secret } = await endpoint(api, r.url, ['post.created']);
+    const down = await Receiver.start();
+    const port = down.port;
+    await down.close();
+    const { id, secret } = await endpoint(api, hook(down), ['post.created']);
     const titles = ['Lost one', 'Lost two', 'Lost three'];
     for (const title of titles) await api.post('/api/v1/posts', { board: 'ideas', title });
     const failed = await until('three failed deliveries', async () => {
@@ -246,7 +196,7 @@ describe('webhook tools and Standard Webhooks', () => {
     // A failed test ping is not something to recover.
     expect((await api.post(`/api/v1/webhook_endpoints/${id}/test`)).body.data.status).toBe('failed');
 
-    await r.up();
+    const r = await Receiver.start(port);
     const since = new Date(Date.now() - 60 * 60 * 1000).toISOString();
     const recovered = await api.post(`/api/v1/webhook_endpoints/${id}/recover`, { since });
     expect(recovered.status).toBe(200);

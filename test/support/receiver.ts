@@ -33,9 +33,10 @@ export class Receiver {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<Receiver> {
+  /** On a free port, or on `port` again (a receiver that was down coming back). */
+  static async start(onPort = 0): Promise<Receiver> {
     const server = http.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(onPort, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const receiver = new Receiver(server, `http://127.0.0.1:${port}`);
     server.on('request', (req, res) => receiver.handle(req, res));
