@@ -201,10 +201,7 @@ export class PostsService {
         ORDER BY v.created_at DESC, v.person_id DESC LIMIT $3 OFFSET $4`,
       [actor.workspaceId, id, page.limit + 1, page.offset],
     );
-    return pageOf(
-      rows.map((row) => ({ name: row.name })),
-      page,
-    );
+    return pageOf(rows, page);
   }
 
   /**

@@ -90,3 +90,9 @@ export function toDeliveryResponse(row: DeliveryRow): DeliveryResponse {
     attempts: row.attempts,
   };
 }
+
+/** What `recover` answers. */
+export class RecoveredResponse {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many failed deliveries were scheduled again.' })
+  scheduled!: number;
+}

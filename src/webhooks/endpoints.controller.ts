@@ -1,6 +1,5 @@
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, DataOf, PageOf } from '../common/openapi';
-import { ApiProperty } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { PageQuery, toPage } from '../common/page.query';
@@ -8,15 +7,10 @@ import type { Caller } from '../common/request-context';
 import { BodyValidation, QueryValidation } from '../common/validation';
 import { DeliveriesService } from './deliveries.service';
 import { CreateEndpointDto, RecoverDto, UpdateEndpointDto } from './dto/endpoint.dto';
-import { DeliveryResponse } from './delivery.mapper';
+import { DeliveryResponse, RecoveredResponse } from './delivery.mapper';
 import { EndpointToolsService } from './endpoint-tools.service';
 import { EndpointResponse, toEndpointResponse } from './endpoint.mapper';
 import { EndpointsService } from './endpoints.service';
-
-export class RecoveredResponse {
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'How many failed deliveries were scheduled again.' })
-  scheduled!: number;
-}
 
 @ApiTags('Webhook endpoints')
 @ApiBearerAuth()
