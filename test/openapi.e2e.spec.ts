@@ -133,7 +133,6 @@ describe('the OpenAPI document', () => {
     expect((await call('GET', `/api/v1/deliveries?channel=webhook&endpoint_id=${endpoint.id}`)).body.data).toHaveLength(1);
     const retried = await call('POST', `/api/v1/deliveries/${deliveries.body.data[0].id}/retry`);
     expect(retried.body.data.status).toBe('pending');
-    expect((await call('GET', `/api/v1/deliveries?endpoint_id=${endpoint.id}`)).body.data.length).toBeGreaterThan(0);
     const tested = await call('POST', `/api/v1/webhook_endpoints/${endpoint.id}/test`);
     expect(tested.body.data).toMatchObject({ event_type: 'ping', status: 'failed' });
     const since = new Date(Date.now() - 60_000).toISOString();

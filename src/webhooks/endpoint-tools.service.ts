@@ -60,6 +60,7 @@ export class EndpointToolsService {
       event_created_at: createdAt,
       body: '',
       attempt_count: 0,
+      plan: owner.plan,
     };
     delivery.body =
       endpoint.kind === 'webhook'
