@@ -1,4 +1,5 @@
 import { Client as PgClient } from 'pg';
+import { IdempotencyStore } from '../src/idempotency/idempotency.store';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
 import { onEmbeddedDatabase, startTestApp, testDatabaseUrl, TestApp } from './support/test-app';
@@ -47,6 +48,24 @@ describe('Idempotency-Key', () => {
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     expect(theirs.body.data.id).not.toBe(first.body.data.id);
+  });
+
+  it('holds across API instances: a retry that reaches another instance is replayed there', async () => {
+    if (onEmbeddedDatabase()) return; // the embedded database serves one process
+    const other = await startTestApp({ LOG_LEVEL: 'silent' });
+    try {
+      const key = newKey();
+      const body = { board: 'ideas', title: 'Two instances' };
+      const first = await api.post('/api/v1/posts', body, withKey(key));
+      expect(first.status).toBe(201);
+      const elsewhere = await new Client(other.baseUrl, ws.key).post('/api/v1/posts', body, withKey(key));
+      expect(elsewhere.status).toBe(201);
+      expect(elsewhere.headers.get('idempotent-replayed')).toBe('true');
+      expect(elsewhere.body).toEqual(first.body);
+      expect(await postsTitled('Two instances')).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 
   it('makes a concurrent create with the same key once: one runs, the others replay it or are told it is in progress', async () => {
@@ -149,6 +168,11 @@ describe('Idempotency-Key', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(await postsTitled('Expiring key')).toBe(2);
+
+    // Expired rows are also purged, so that the table stays small.
+    await t.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE workspace_id = $1 AND key = $2`, [ws.id, key]);
+    expect(await t.app.get(IdempotencyStore).purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(await t.db.query(`SELECT 1 FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`, [ws.id, key])).toEqual([]);
   });
 
   it('answers 409 while the first request with the key is still running, then replays it', async () => {
