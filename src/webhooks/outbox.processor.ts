@@ -457,7 +457,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       result = await this.sendMail(JSON.parse(delivery.body) as MailMessage);
     } else if (endpoint.kind === 'webhook') {
       result = await this.sender.post(
-        endpoint.url,
+        { workspaceId: delivery.workspace_id, kind: endpoint.kind, url: endpoint.url },
         {
           'Content-Type': 'application/json',
           'User-Agent': USER_AGENT,
@@ -469,7 +469,11 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       );
     } else {
       const url = endpoint.kind === 'discord' ? discordWebhookUrl(endpoint.url) : endpoint.url;
-      result = await this.sender.post(url, { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }, delivery.body);
+      result = await this.sender.post(
+        { workspaceId: delivery.workspace_id, kind: endpoint.kind, url },
+        { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT },
+        delivery.body,
+      );
     }
     await this.record(delivery, endpoint, at, result);
     this.report(delivery, endpoint, result);
