@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { FairSlots } from '../src/common/fair-slots';
+import { ConfigError, loadConfig } from '../src/config/app-config';
 import { LookupError, NameResolver } from '../src/webhooks/name-resolver';
 import { silentDnsServer, TestDnsServer } from './support/dns-server';
 
@@ -154,5 +155,27 @@ describe('NameResolver', () => {
     const beforeDeadline = dns.queries.filter((q) => q.name.endsWith('.hang.test') && q.type === 'A' && q.at < started + 1_400);
     expect(beforeDeadline).toHaveLength(2);
     expect(resolver.inFlight()).toBe(0);
+  });
+});
+
+describe('DNS_SERVERS and DNS_TIMEOUT_MS', () => {
+  it('default to the system servers and 3 s', () => {
+    expect(loadConfig({})).toMatchObject({ dnsServers: undefined, dnsTimeoutMs: 3_000 });
+  });
+
+  it('take IP addresses with optional ports', () => {
+    expect(loadConfig({ DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353,[::1]:53,2606:4700::1111', DNS_TIMEOUT_MS: '750' })).toMatchObject({
+      dnsServers: ['1.1.1.1', '127.0.0.1:5353', '[::1]:53', '2606:4700::1111'],
+      dnsTimeoutMs: 750,
+    });
+  });
+
+  it.each(['dns.example.com', '300.1.1.1', '127.0.0.1:70000', '127.0.0.1:', ' , '])('refuse DNS_SERVERS=%p, naming the variable', (value) => {
+    expect(() => loadConfig({ DNS_SERVERS: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ DNS_SERVERS: value })).toThrow(/DNS_SERVERS=.*: must be a comma-separated list of IP addresses/);
+  });
+
+  it('refuses a DNS_TIMEOUT_MS that is not a whole number of milliseconds', () => {
+    expect(() => loadConfig({ DNS_TIMEOUT_MS: '2s' })).toThrow(/DNS_TIMEOUT_MS="2s": must be a whole number of milliseconds/);
   });
 });
