@@ -1,5 +1,3 @@
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pbkdf2 } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -9,6 +7,7 @@ import { TestDnsServer } from './support/dns-server';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, expectError } from './support/http';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
+import { closeReceivers, Receiver } from './support/receiver';
 import { startTestApp, TestApp } from './support/test-app';
 import { until } from './support/wait';
 
@@ -28,33 +27,6 @@ const RECORDS: Record<string, string[]> = {
 const isHanging = (name: string) => name.endsWith('.hang.test');
 const EVENTS = ['post.created'];
 
-/** A local HTTP server that answers 200 and notes when each request arrived. */
-class Receiver {
-  readonly arrivals: { path: string; at: number }[] = [];
-  private constructor(private readonly server: http.Server) {}
-
-  static async start(): Promise<Receiver> {
-    const server = http.createServer();
-    const receiver = new Receiver(server);
-    server.on('request', (req, res) => {
-      receiver.arrivals.push({ path: req.url!, at: Date.now() });
-      req.resume();
-      req.on('end', () => res.end('ok'));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return receiver;
-  }
-
-  get port(): number {
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
 async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
   const started = Date.now();
   const value = await work;
@@ -64,7 +36,6 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
 describe('lookups that cannot stall the process', () => {
   let dns: TestDnsServer;
   let releaseLock: () => Promise<void>;
-  const receivers: Receiver[] = [];
   const workspaceIds: string[] = [];
 
   beforeAll(async () => {
@@ -73,7 +44,7 @@ describe('lookups that cannot stall the process', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(receivers.map((r) => r.close()));
+    await closeReceivers();
     await dns?.close();
     await releaseLock?.();
   });
@@ -82,12 +53,6 @@ describe('lookups that cannot stall the process', () => {
     const ws = await createWorkspace(t.app, { plan });
     workspaceIds.push(ws.id);
     return { ws, api: new Client(t.baseUrl, ws.key) };
-  }
-
-  async function receiver(): Promise<Receiver> {
-    const r = await Receiver.start();
-    receivers.push(r);
-    return r;
   }
 
   const hangingQueries = () => dns.queries.filter((q) => isHanging(q.name));
@@ -137,7 +102,7 @@ describe('lookups that cannot stall the process', () => {
       const b = await workspace(t, 'pro');
       const aEndpoints = [];
       for (let i = 0; i < 25; i++) aEndpoints.push(await endpoint(a.api, `http://a${i}.hang.test:9/hook`));
-      const bReceiver = await receiver();
+      const bReceiver = await Receiver.start();
       await endpoint(b.api, `http://b.tenant.test:${bReceiver.port}/hook`);
       expect(hangingQueries()).toEqual([]); // saving under the switch makes no lookup
 
@@ -151,7 +116,7 @@ describe('lookups that cannot stall the process', () => {
       // B's post, and the API, while A's lookups hang.
       const bPosted = Date.now();
       await post(b.api, 'B meanwhile');
-      const [arrival] = await until("B's delivery", () => bReceiver.arrivals.length > 0 && bReceiver.arrivals, 3_000);
+      const [arrival] = await bReceiver.waitFor(1, 3_000);
       expect(arrival.at - bPosted).toBeLessThan(1_500);
       const list = await timed(b.api.get('/api/v1/posts'));
       expect(list.value.status).toBe(200);
@@ -255,7 +220,7 @@ describe('lookups that cannot stall the process', () => {
     it('stops endpoints saved under WEBHOOK_ALLOW_PRIVATE_TARGETS once the switch is off, before any lookup or connection', async () => {
       const env = { DNS_SERVERS: dns.address, RUN_WORKER: 'true', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: '2000' };
       const open = await startTestApp({ ...env, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
-      const r = await receiver();
+      const r = await Receiver.start();
       let ws: TestWorkspace;
       let saved: { id: string }[];
       try {
@@ -268,8 +233,8 @@ describe('lookups that cannot stall the process', () => {
         ];
         // With the switch on, all three are delivered.
         await post(created.api, 'While the switch is on');
-        await until('three deliveries', () => r.arrivals.length === 3);
-        expect(r.arrivals.map((a) => a.path).sort()).toEqual(['/api/webhooks/1/XYZ?wait=true', '/own', '/services/T0/B0/XXXX']);
+        const delivered = await r.waitFor(3);
+        expect(delivered.map((a) => a.path).sort()).toEqual(['/api/webhooks/1/XYZ?wait=true', '/own', '/services/T0/B0/XXXX']);
         // Plain http to a public address: allowed with the switch on, never sent to here.
         saved.push(await endpoint(created.api, 'http://public.test/plain'));
       } finally {
@@ -286,7 +251,7 @@ describe('lookups that cannot stall the process', () => {
         });
         expect(new Set(refused.map((row) => row.endpoint_id))).toEqual(new Set(saved.map((e) => e.id)));
         for (const row of refused) expect(row).toMatchObject({ error: 'unsafe_target', status_code: null });
-        expect(r.arrivals).toHaveLength(3);
+        expect(r.requests).toHaveLength(3);
         // Refused on the URL alone: no name was even looked up.
         expect(dns.queries.length).toBe(queriesBefore);
       } finally {

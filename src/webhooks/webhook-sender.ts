@@ -9,6 +9,7 @@ import { NameResolver } from './name-resolver';
 import type { EndpointKind } from './webhook-endpoint.entity';
 
 export const RESPONSE_BODY_LIMIT = 2048;
+export const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
 
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */
