@@ -7,6 +7,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   uuid): an index on (workspace, queue, due time) lets the scheduler visit each queue with
  *   pending work and take its oldest due deliveries, without reading any other queue's rows;
  * - deliveries under lease are counted per queue (sends in flight, across processes);
+ * - the workspace's delivery log lists newest events first;
  * - voter email: an hourly count per workspace, a person's unsubscribe, and the reason
  *   `unsubscribed` for an email that was not sent because of it.
  */
@@ -23,6 +24,9 @@ export class FairOutbox1763760000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX webhook_deliveries_leased_idx ON webhook_deliveries (workspace_id, endpoint_id)
        WHERE status = 'pending' AND locked_by IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_log_idx ON webhook_deliveries (workspace_id, event_created_at DESC, created_at DESC, id DESC)`,
     );
     await q.query(`ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_reason_check`);
     await q.query(
@@ -47,6 +51,7 @@ export class FairOutbox1763760000000 implements MigrationInterface {
       `ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_reason_check
          CHECK (reason IN ('quota_exceeded', 'endpoint_disabled', 'retries_exhausted'))`,
     );
+    await q.query(`DROP INDEX IF EXISTS webhook_deliveries_log_idx`);
     await q.query(`DROP INDEX IF EXISTS webhook_deliveries_leased_idx`);
     await q.query(`DROP INDEX IF EXISTS webhook_deliveries_queue_idx`);
     await q.query(`ALTER TABLE outbox_events DROP COLUMN IF EXISTS endpoint_ids`);
