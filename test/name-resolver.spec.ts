@@ -38,6 +38,7 @@ describe('FairSlots', () => {
 
     const b2 = take('b'); // the total is reached: waits
     const c1 = take('c');
+    expect([slots.waiting(), slots.waiting('a'), slots.waiting('b'), slots.waiting('c')]).toEqual([3, 1, 1, 1]);
     b1();
     // A freed slot goes to the first waiting key that is under its share: a is at 2, so b.
     await b2;
@@ -46,6 +47,7 @@ describe('FairSlots', () => {
     a2();
     await c1;
     expect(order).toEqual(['a', 'a', 'b', 'b', 'a', 'c']);
+    expect(slots.waiting()).toBe(0);
   });
 
   it('gives a waiter up when its signal aborts, and never hands it a slot afterwards', async () => {

@@ -25,6 +25,14 @@ export class FairSlots {
     return key === undefined ? this.inUse : (this.held.get(key) ?? 0);
   }
 
+  /** Callers waiting for a slot now, for one key or for all. */
+  waiting(key?: string): number {
+    if (key !== undefined) return this.queues.get(key)?.length ?? 0;
+    let count = 0;
+    for (const queue of this.queues.values()) count += queue.length;
+    return count;
+  }
+
   /**
    * Waits for a slot for `key` and answers the function that gives it back. Rejects with the
    * signal's reason if the signal aborts first; the slot is then never taken.

@@ -75,6 +75,11 @@ export class NameResolver implements OnApplicationShutdown {
     return this.slots.used(workspaceId);
   }
 
+  /** Lookups waiting for a slot now, for one workspace or for all. */
+  waiting(workspaceId?: string): number {
+    return this.slots.waiting(workspaceId);
+  }
+
   /**
    * Every address of `host` (IPv4 first), for the given family (0: both), as the lookup of
    * `workspaceId`. Rejects with a LookupError when there is none.
