@@ -8,6 +8,7 @@ import { EndpointToolsService } from './endpoint-tools.service';
 import { EndpointsController } from './endpoints.controller';
 import { EndpointsService } from './endpoints.service';
 import { EventsService } from './events.service';
+import { NameResolver, nameResolverProvider } from './name-resolver';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -16,7 +17,7 @@ import { WebhookChannel } from './webhook.channel';
 import { DiscordChannel, SlackChannel } from '../notifications/chat.channels';
 import { Quota } from '../outbox/quota';
 
-/** Events, webhook endpoints and their deliveries: what the API and the CLI manage. */
+/** Events, webhook endpoints and their deliveries: what the API and the CLI manage; the name resolver their checks share with the outbox. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([OutboxEventEntity, WebhookEndpointEntity, WebhookDeliveryEntity, DeliveryAttemptEntity]),
@@ -28,6 +29,7 @@ import { Quota } from '../outbox/quota';
     EventsService,
     EndpointsService,
     DeliveriesService,
+    nameResolverProvider,
     EndpointToolsService,
     WebhookSender,
     WebhookChannel,
@@ -35,6 +37,6 @@ import { Quota } from '../outbox/quota';
     DiscordChannel,
     Quota,
   ],
-  exports: [EventsService, EndpointsService, DeliveriesService],
+  exports: [EventsService, EndpointsService, DeliveriesService, NameResolver],
 })
 export class WebhooksModule {}
