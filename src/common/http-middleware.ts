@@ -6,13 +6,6 @@ import type { ChorusRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
-/** Query values are checked like bodies: a NUL or a lone surrogate never reaches the database. */
-export function queryValues(req: ChorusRequest, _res: Response, next: NextFunction): void {
-  const problem = valueProblem(req.query, 'body');
-  if (problem) req.bodyError = problem;
-  next();
-}
-
 /** Gives every request an id, answered in the `Request-Id` header and written in logs. */
 export function requestId(req: ChorusRequest, res: Response, next: NextFunction): void {
   req.id = `req_${randomBytes(12).toString('base64url')}`;

@@ -153,7 +153,8 @@ export class PostsService {
       const target = posts.get(into);
       if (!target) throw AppError.invalid('into', `no post ${into} in this workspace`);
       if (source.mergedIntoId !== null) {
-        throw AppError.invalid('id', `post ${id} is already merged into post ${source.mergedIntoId}`);
+        // The path's post is at fault, not a body field; merging its target is what the caller can do.
+        throw AppError.invalid('path', `post ${id} is already merged into post ${source.mergedIntoId}; merge post ${source.mergedIntoId} instead`);
       }
       if (target.mergedIntoId !== null) {
         throw AppError.invalid('into', `post ${into} is itself merged into post ${target.mergedIntoId}`);

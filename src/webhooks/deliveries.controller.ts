@@ -1,8 +1,9 @@
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, DataOf } from '../common/openapi';
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
+import { NoFields } from '../common/validation';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryResponse } from './delivery.mapper';
 
@@ -17,8 +18,8 @@ export class DeliveriesController {
   @ApiOperation({ summary: 'Sends the delivery again now.' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(DeliveryResponse) })
-  @ApiErrors(404, 409)
-  async retry(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  @ApiErrors(400, 404, 409)
+  async retry(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(NoFields) _body: object) {
     return { data: await this.deliveries.retry(caller.workspaceId, id) };
   }
 }

@@ -134,7 +134,9 @@ export class EndpointsService {
   async rotateSecret(workspaceId: string, id: string): Promise<EndpointWithSecret> {
     return this.db.transaction(async (manager) => {
       const endpoint = await this.get(workspaceId, id, manager);
-      if (endpoint.kind !== 'webhook') throw AppError.invalid('kind', 'only webhook endpoints have a signing secret');
+      if (endpoint.kind !== 'webhook') {
+        throw AppError.invalid('path', `endpoint ${endpoint.id} is a ${endpoint.kind} endpoint; only webhook endpoints have a signing secret`);
+      }
       const secret = newSecret();
       endpoint.previousSecretSealed = endpoint.secretSealed;
       endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
