@@ -1,6 +1,11 @@
+import { createHmac } from 'node:crypto';
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createWorkspace, TestWorkspace } from './support/factories';
-import { Client, expectError } from './support/http';
+import { Answer, Client, expectError } from './support/http';
+import { cancelPending, holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
+import { sleep, until } from './support/wait';
 
 // Issue 13: requests answered exactly as the README and the decisions document them.
 
@@ -162,5 +167,131 @@ describe('requests, exactly as documented', () => {
         `path: endpoint ${slack.id} is a slack endpoint; only webhook endpoints have a signing secret`,
       );
     });
+  });
+});
+
+/** Webhooks as a receiver sees them: a local server that answers 200 and keeps each request. */
+describe('deliveries, exactly as documented', () => {
+  let release: () => Promise<void>;
+  let receiver: Server;
+  let receiverUrl: string;
+  const received: { headers: IncomingHttpHeaders; raw: string }[] = [];
+  const apps: TestApp[] = [];
+  const workspaces: string[] = [];
+
+  beforeAll(async () => {
+    release = await holdProcessorLock();
+    receiver = createServer((req, res) => {
+      let raw = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk) => (raw += chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, raw });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  }, 180_000);
+
+  // Each test starts its own processors; none outlives it (a failed test's would skew the next).
+  afterEach(async () => {
+    if (apps[0]) await cancelPending(apps[0].db, workspaces);
+    for (const app of apps.splice(0)) await app.close();
+  });
+
+  afterAll(async () => {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+    await release?.();
+  });
+
+  async function app(runWorker: boolean): Promise<TestApp> {
+    const started = await startTestApp({ RUN_WORKER: String(runWorker), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+    apps.push(started);
+    return started;
+  }
+
+  async function workspace(t: TestApp) {
+    const ws = await createWorkspace(t.app);
+    workspaces.push(ws.id);
+    const api = new Client(t.baseUrl, ws.key);
+    const created = await api.post('/api/v1/webhook_endpoints', { url: receiverUrl, events: ['post.created'] });
+    expect(created.status).toBe(201);
+    return { ws, api, endpoint: created.body.data as { id: string; secret: string } };
+  }
+
+  /** The request that delivered the post with this title. */
+  const deliveryOf = (title: string) =>
+    until(`the delivery of "${title}"`, () => received.find((r) => JSON.parse(r.raw).data.post.title === title));
+
+  const v1s = (header: string) => {
+    const [t, ...signatures] = header.split(',');
+    return { t: t.replace(/^t=/, ''), v1: signatures.map((s) => s.replace(/^v1=/, '')) };
+  };
+  const hmac = (secret: string, t: string, raw: string) => createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex');
+
+  it('keeps every rotated secret signing for 24 hours: one v1= per valid secret (point 3)', async () => {
+    const t = await app(true);
+    const { api, endpoint } = await workspace(t);
+    const rotate = async () => {
+      const answer = await api.post(`/api/v1/webhook_endpoints/${endpoint.id}/rotate_secret`);
+      expect(answer.status).toBe(200);
+      return answer.body.data.secret as string;
+    };
+    const second = await rotate();
+    const third = await rotate();
+
+    expect((await api.post('/api/v1/posts', { board: 'ideas', title: 'After two rotations' })).status).toBe(201);
+    const request = await deliveryOf('After two rotations');
+    const signature = v1s(String(request.headers['chorus-signature']));
+    expect(signature.v1).toEqual([third, second, endpoint.secret].map((secret) => hmac(secret, signature.t, request.raw)));
+
+    // Once the first secret's 24 hours are over, it no longer signs; the second still does.
+    await t.db.query(
+      `UPDATE webhook_endpoints
+          SET rotated_secrets = jsonb_set(rotated_secrets, '{1,expires_at}', to_jsonb(now() - interval '1 second'))
+        WHERE id = $1`,
+      [endpoint.id],
+    );
+    expect((await api.post('/api/v1/posts', { board: 'ideas', title: 'After the first expired' })).status).toBe(201);
+    const later = await deliveryOf('After the first expired');
+    const laterSignature = v1s(String(later.headers['chorus-signature']));
+    expect(laterSignature.v1).toEqual([third, second].map((secret) => hmac(secret, laterSignature.t, later.raw)));
+  });
+
+  it('lists deliveries newest first by the event\'s time, also when fanned out together (point 12)', async () => {
+    const quiet = await app(false);
+    const { ws, api, endpoint } = await workspace(quiet);
+    const titles = ['First of six', 'Second of six', 'Third of six', 'Fourth of six', 'Fifth of six', 'Sixth of six'];
+    for (const title of titles) {
+      expect((await api.post('/api/v1/posts', { board: 'ideas', title })).status).toBe(201);
+      await sleep(3); // distinct event times
+    }
+    // No processor ran while the posts were made: the one started now fans them out in one batch.
+    await app(true);
+    await until('six deliveries, sent', async () => {
+      const [row] = await quiet.db.query(
+        `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered FROM webhook_deliveries WHERE workspace_id = $1`,
+        [ws.id],
+      );
+      return row.delivered === 6;
+    });
+    const listed = await api.get(`/api/v1/webhook_endpoints/${endpoint.id}/deliveries`);
+    expect(listed.status).toBe(200);
+    const bodies: { id: string; body: string }[] = await quiet.db.query(
+      `SELECT id, body FROM webhook_deliveries WHERE workspace_id = $1`,
+      [ws.id],
+    );
+    const titleOf = new Map(bodies.map((row) => [row.id, JSON.parse(row.body).data.post.title as string]));
+    expect(listed.body.data.map((d: { id: string }) => titleOf.get(d.id))).toEqual([...titles].reverse());
+    // Page by page, the same order.
+    const pages: string[] = [];
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page: Answer = await api.get(`/api/v1/webhook_endpoints/${endpoint.id}/deliveries?limit=4&offset=${offset}`);
+      pages.push(...page.body.data.map((d: { id: string }) => titleOf.get(d.id)!));
+      offset = page.body.next_offset;
+    }
+    expect(pages).toEqual([...titles].reverse());
   });
 });

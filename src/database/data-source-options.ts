@@ -1,6 +1,8 @@
 import { DataSourceOptions } from 'typeorm';
 import { Initial1763740000000 } from '../../migrations/1763740000000-Initial';
 import { WebhookDeliveries1763750000000 } from '../../migrations/1763750000000-WebhookDeliveries';
+import { DeliveriesByEventTime1763770000000 } from '../../migrations/1763770000000-DeliveriesByEventTime';
+import { RotatedSecrets1763770001000 } from '../../migrations/1763770001000-RotatedSecrets';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -29,7 +31,12 @@ export const ENTITIES = [
   DeliveryAttemptEntity,
 ];
 
-export const MIGRATIONS = [Initial1763740000000, WebhookDeliveries1763750000000];
+export const MIGRATIONS = [
+  Initial1763740000000,
+  WebhookDeliveries1763750000000,
+  DeliveriesByEventTime1763770000000,
+  RotatedSecrets1763770001000,
+];
 
 /** Options shared by the application, the CLI and ormconfig.ts. */
 export function dataSourceOptions(url: string, embedded: boolean): DataSourceOptions {

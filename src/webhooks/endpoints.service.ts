@@ -57,9 +57,17 @@ export class EndpointsService {
     return this.db.getRepository(WebhookEndpointEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  async get(workspaceId: string, id: string, manager: EntityManager = this.db.manager): Promise<WebhookEndpointEntity> {
+  async get(
+    workspaceId: string,
+    id: string,
+    manager: EntityManager = this.db.manager,
+    options: { lock?: boolean } = {},
+  ): Promise<WebhookEndpointEntity> {
     const endpoint = UUID.test(id)
-      ? await manager.getRepository(WebhookEndpointEntity).findOneBy({ workspaceId, id })
+      ? await manager.getRepository(WebhookEndpointEntity).findOne({
+          where: { workspaceId, id },
+          lock: options.lock ? { mode: 'pessimistic_write' } : undefined,
+        })
       : null;
     if (!endpoint) throw AppError.notFound('webhook endpoint');
     return endpoint;
@@ -130,20 +138,44 @@ export class EndpointsService {
     await this.db.getRepository(WebhookEndpointEntity).delete({ workspaceId, id: endpoint.id });
   }
 
-  /** A new secret; the old one keeps signing for 24 hours, so receivers can switch over. */
+  /**
+   * A new secret; the one it replaces keeps signing for 24 hours, so receivers can switch over,
+   * and so do those replaced earlier until their own 24 hours are up.
+   */
   async rotateSecret(workspaceId: string, id: string): Promise<EndpointWithSecret> {
     return this.db.transaction(async (manager) => {
-      const endpoint = await this.get(workspaceId, id, manager);
+      // Locked: two rotations at once must not both keep only their own view of the list.
+      const endpoint = await this.get(workspaceId, id, manager, { lock: true });
       if (endpoint.kind !== 'webhook') {
         throw AppError.invalid('path', `endpoint ${endpoint.id} is a ${endpoint.kind} endpoint; only webhook endpoints have a signing secret`);
       }
       const secret = newSecret();
-      endpoint.previousSecretSealed = endpoint.secretSealed;
-      endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+      const now = new Date();
+      endpoint.rotatedSecrets = [
+        { sealed: endpoint.secretSealed!, expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString() },
+        ...endpoint.rotatedSecrets.filter((rotated) => new Date(rotated.expires_at) > now),
+      ];
       endpoint.secretSealed = this.box.seal(secret, secretContext(endpoint.id));
-      endpoint.updatedAt = new Date();
+      endpoint.updatedAt = now;
       return { endpoint: await manager.getRepository(WebhookEndpointEntity).save(endpoint), secret };
     });
+  }
+
+  /**
+   * The secrets an own-server endpoint signs with now, unsealed: its current secret first, then
+   * every rotated-out one still within its 24 hours, newest first (one `v1=` each in
+   * `Chorus-Signature`). None for Slack and Discord. Throws when one does not open with this
+   * ENCRYPTION_KEY.
+   */
+  signingSecrets(
+    endpoint: Pick<WebhookEndpointEntity, 'id' | 'secretSealed' | 'rotatedSecrets'>,
+    now: Date = new Date(),
+  ): string[] {
+    const sealed = [
+      endpoint.secretSealed,
+      ...endpoint.rotatedSecrets.filter((rotated) => new Date(rotated.expires_at) > now).map((rotated) => rotated.sealed),
+    ];
+    return sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(endpoint.id)));
   }
 
   /**

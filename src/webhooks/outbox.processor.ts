@@ -6,6 +6,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../common/secret-box';
+import { VERSION } from '../common/version';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import { updateReturning } from '../database/queries';
@@ -13,11 +14,11 @@ import { MetricsService } from '../metrics/metrics.service';
 import { discordWebhookUrl } from '../notifications/chat-messages';
 import { MailMessage, Mailer } from '../notifications/mailer';
 import { PLANS, isPlan } from '../workspaces/plans';
-import { EndpointsService, secretContext, urlContext } from './endpoints.service';
+import { EndpointsService, urlContext } from './endpoints.service';
 import { emailBody, endpointBody, OutboxEvent, statusChangeForVoters } from './fan-out';
 import { OUTBOX_CHANNEL } from './events.service';
 import { signatureHeader } from './signature';
-import type { EndpointKind } from './webhook-endpoint.entity';
+import type { EndpointKind, RotatedSecret } from './webhook-endpoint.entity';
 import { SendResult, WebhookSender } from './webhook-sender';
 
 /** Failures in a row after which an endpoint is turned off. */
@@ -26,7 +27,7 @@ const MAX_IN_FLIGHT = 64;
 const FAN_OUT_BATCH = 200;
 /** Slack and Discord: at most one message per second per channel. */
 const CHAT_PACE_MS = 1_000;
-const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
+const USER_AGENT = `Chorus-Webhooks/${VERSION}`;
 
 interface ClaimedDelivery {
   workspace_id: string;
@@ -420,12 +421,10 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       url_sealed: string;
       enabled: boolean;
       secret_sealed: string | null;
-      previous_secret_sealed: string | null;
-      previous_secret_expires_at: Date | null;
+      rotated_secrets: RotatedSecret[];
       plan: string;
     }[] = await this.db.query(
-      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.previous_secret_sealed,
-              e.previous_secret_expires_at, w.plan
+      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets, w.plan
          FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
         WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
       [forEndpoints.map((d) => d.workspace_id), forEndpoints.map((d) => d.endpoint_id)],
@@ -435,9 +434,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       rows.map((row) => {
         const target = { id: row.id, kind: row.kind, url: '', enabled: row.enabled, secrets: [] as string[], plan: row.plan };
         try {
-          const sealed = [row.secret_sealed];
-          if (row.previous_secret_expires_at && row.previous_secret_expires_at > now) sealed.push(row.previous_secret_sealed);
-          target.secrets = sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(row.id)));
+          target.secrets = this.endpoints.signingSecrets({ id: row.id, secretSealed: row.secret_sealed, rotatedSecrets: row.rotated_secrets }, now);
           target.url = this.box.open(row.url_sealed, urlContext(row.id));
         } catch {
           // One such row (restored under another ENCRYPTION_KEY, say) must not stop the others in the batch.
