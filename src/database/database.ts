@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
-import { startEmbeddedPostgres } from './embedded-postgres';
+import { runningInstanceUrl, startEmbeddedPostgres } from './embedded-postgres';
 import { dataSourceOptions } from './data-source-options';
 
 export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
@@ -13,10 +13,16 @@ export interface DatabaseTarget {
   close(): Promise<void>;
 }
 
-export async function openDatabaseTarget(config: AppConfig): Promise<DatabaseTarget> {
+/**
+ * With `joinRunning` (the CLI), an embedded database that a running service holds is reached
+ * through that service instead of being refused as in use.
+ */
+export async function openDatabaseTarget(config: AppConfig, options: { joinRunning?: boolean } = {}): Promise<DatabaseTarget> {
   if (config.databaseUrl) {
     return { url: config.databaseUrl, embedded: false, close: async () => {} };
   }
+  const running = options.joinRunning ? runningInstanceUrl(config.dataDir) : null;
+  if (running) return { url: running, embedded: true, close: async () => {} };
   const server = await startEmbeddedPostgres(config.dataDir);
   return { url: server.url, embedded: true, close: () => server.stop() };
 }
