@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, expectError } from './support/http';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
+import { startRecorder } from './support/recorder';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
 
@@ -173,25 +172,13 @@ describe('requests, exactly as documented', () => {
 /** Webhooks as a receiver sees them: a local server that answers 200 and keeps each request. */
 describe('deliveries, exactly as documented', () => {
   let release: () => Promise<void>;
-  let receiver: Server;
-  let receiverUrl: string;
-  const received: { headers: IncomingHttpHeaders; raw: string }[] = [];
+  let receiver: Awaited<ReturnType<typeof startRecorder>>;
   const apps: TestApp[] = [];
   const workspaces: string[] = [];
 
   beforeAll(async () => {
     release = await holdProcessorLock();
-    receiver = createServer((req, res) => {
-      let raw = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk) => (raw += chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers, raw });
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    receiver = await startRecorder();
   }, 180_000);
 
   // Each test starts its own processors; none outlives it (a failed test's would skew the next).
@@ -201,8 +188,7 @@ describe('deliveries, exactly as documented', () => {
   });
 
   afterAll(async () => {
-    receiver.closeAllConnections();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
     await release?.();
   });
 
@@ -216,14 +202,14 @@ describe('deliveries, exactly as documented', () => {
     const ws = await createWorkspace(t.app);
     workspaces.push(ws.id);
     const api = new Client(t.baseUrl, ws.key);
-    const created = await api.post('/api/v1/webhook_endpoints', { url: receiverUrl, events: ['post.created'] });
+    const created = await api.post('/api/v1/webhook_endpoints', { url: receiver.url, events: ['post.created'] });
     expect(created.status).toBe(201);
     return { ws, api, endpoint: created.body.data as { id: string; secret: string } };
   }
 
   /** The request that delivered the post with this title. */
   const deliveryOf = (title: string) =>
-    until(`the delivery of "${title}"`, () => received.find((r) => JSON.parse(r.raw).data.post.title === title));
+    until(`the delivery of "${title}"`, () => receiver.received.find((r) => JSON.parse(r.raw).data.post.title === title));
 
   const v1s = (header: string) => {
     const [t, ...signatures] = header.split(',');

@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uniqueSlug } from './support/factories';
 import { Client } from './support/http';
 import { freePort, ROOT, runBuilt, runIn, Running, toEnd } from './support/processes';
+import { startRecorder } from './support/recorder';
 import { TEST_ENCRYPTION_KEY, testDatabaseUrl } from './support/test-app';
 import { until } from './support/wait';
 
@@ -19,35 +18,25 @@ describe('the CLI as documented, from a fresh copy', () => {
   const VERSION = '0.1.0-copy.13';
   let copy: string;
   let dataDir: string;
-  let receiver: Server;
-  const received: { headers: IncomingHttpHeaders; raw: string }[] = [];
+  let receiver: Awaited<ReturnType<typeof startRecorder>>;
   let service: Running | undefined;
 
   beforeAll(async () => {
     copy = mkdtempSync(join(tmpdir(), 'chorus-copy-'));
     dataDir = mkdtempSync(join(tmpdir(), 'chorus-data-'));
+    // What a clone has: sources and settings, no dist.
     for (const entry of ['src', 'migrations', 'scripts', 'ormconfig.ts', 'tsconfig.json', 'tsconfig.build.json', '.npmrc']) {
-      cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+      if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
     }
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     writeFileSync(join(copy, 'package.json'), JSON.stringify({ ...pkg, version: VERSION }, null, 2));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    receiver = createServer((req, res) => {
-      let raw = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk) => (raw += chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers, raw });
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiver = await startRecorder();
   });
 
   afterAll(async () => {
     await service?.stop('SIGTERM');
-    receiver.closeAllConnections();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver?.close();
     rmSync(copy, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -105,15 +94,14 @@ describe('the CLI as documented, from a fresh copy', () => {
     await npmCli(env, 'member', 'add', '--workspace', slug, '--name', 'Uma', '--email', 'uma@ua.example');
     const { json: key } = await npmCli(env, 'key', 'create', '--workspace', slug, '--member', 'uma@ua.example');
     await npmCli(env, 'board', 'create', '--workspace', slug, '--slug', 'ideas', '--name', 'Ideas');
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const { json: endpoint } = await npmCli(
-      env, 'endpoint', 'create', '--workspace', slug, '--kind', 'webhook', '--url', url, '--events', 'post.created',
+      env, 'endpoint', 'create', '--workspace', slug, '--kind', 'webhook', '--url', receiver.url, '--events', 'post.created',
     );
 
     const port = Number(service.output().match(/Listening on http:\/\/localhost:(\d+)/)![1]);
     const api = new Client(`http://127.0.0.1:${port}`, key.key);
     expect((await api.post('/api/v1/posts', { board: 'ideas', title: 'Which version sent this?' })).status).toBe(201);
-    const request = await until('the delivery', () => received.find((r) => r.raw.includes('Which version sent this?')), 30_000);
+    const request = await until('the delivery', () => receiver.received.find((r) => r.raw.includes('Which version sent this?')), 30_000);
     expect(request.headers['user-agent']).toBe(`Chorus-Webhooks/${VERSION}`);
     const [t, v1] = String(request.headers['chorus-signature']).split(',');
     expect(v1).toBe(`v1=${createHmac('sha256', endpoint.secret).update(`${t.slice(2)}.${request.raw}`).digest('hex')}`);
