@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, expectError } from './support/http';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
-import { startRecorder } from './support/recorder';
+import { Receiver } from './support/receiver';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
 
@@ -169,16 +169,16 @@ describe('requests, exactly as documented', () => {
   });
 });
 
-/** Webhooks as a receiver sees them: a local server that answers 200 and keeps each request. */
+/** Webhooks as a receiver sees them. */
 describe('deliveries, exactly as documented', () => {
   let release: () => Promise<void>;
-  let receiver: Awaited<ReturnType<typeof startRecorder>>;
+  let receiver: Receiver;
   const apps: TestApp[] = [];
   const workspaces: string[] = [];
 
   beforeAll(async () => {
     release = await holdProcessorLock();
-    receiver = await startRecorder();
+    receiver = await Receiver.start();
   }, 180_000);
 
   // Each test starts its own processors; none outlives it (a failed test's would skew the next).
@@ -202,20 +202,20 @@ describe('deliveries, exactly as documented', () => {
     const ws = await createWorkspace(t.app);
     workspaces.push(ws.id);
     const api = new Client(t.baseUrl, ws.key);
-    const created = await api.post('/api/v1/webhook_endpoints', { url: receiver.url, events: ['post.created'] });
+    const created = await api.post('/api/v1/webhook_endpoints', { url: `${receiver.url}/hook`, events: ['post.created'] });
     expect(created.status).toBe(201);
     return { ws, api, endpoint: created.body.data as { id: string; secret: string } };
   }
 
   /** The request that delivered the post with this title. */
   const deliveryOf = (title: string) =>
-    until(`the delivery of "${title}"`, () => receiver.received.find((r) => JSON.parse(r.raw).data.post.title === title));
+    until(`the delivery of "${title}"`, () => receiver.requests.find((r) => r.body?.data?.post?.title === title));
 
   const v1s = (header: string) => {
     const [t, ...signatures] = header.split(',');
     return { t: t.replace(/^t=/, ''), v1: signatures.map((s) => s.replace(/^v1=/, '')) };
   };
-  const hmac = (secret: string, t: string, raw: string) => createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex');
+  const hmac = (secret: string, t: string, raw: Buffer) => createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex');
 
   it('keeps every rotated secret signing for 24 hours: one v1= per valid secret (point 3)', async () => {
     const t = await app(true);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { uniqueSlug } from './support/factories';
 import { Client } from './support/http';
 import { freePort, ROOT, runBuilt, runIn, Running, toEnd } from './support/processes';
-import { startRecorder } from './support/recorder';
+import { Receiver } from './support/receiver';
 import { TEST_ENCRYPTION_KEY, testDatabaseUrl } from './support/test-app';
 import { until } from './support/wait';
 
@@ -18,7 +18,7 @@ describe('the CLI as documented, from a fresh copy', () => {
   const VERSION = '0.1.0-copy.13';
   let copy: string;
   let dataDir: string;
-  let receiver: Awaited<ReturnType<typeof startRecorder>>;
+  let receiver: Receiver;
   let service: Running | undefined;
 
   beforeAll(async () => {
@@ -31,7 +31,7 @@ describe('the CLI as documented, from a fresh copy', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     writeFileSync(join(copy, 'package.json'), JSON.stringify({ ...pkg, version: VERSION }, null, 2));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
-    receiver = await startRecorder();
+    receiver = await Receiver.start();
   });
 
   afterAll(async () => {
@@ -95,13 +95,13 @@ describe('the CLI as documented, from a fresh copy', () => {
     const { json: key } = await npmCli(env, 'key', 'create', '--workspace', slug, '--member', 'uma@ua.example');
     await npmCli(env, 'board', 'create', '--workspace', slug, '--slug', 'ideas', '--name', 'Ideas');
     const { json: endpoint } = await npmCli(
-      env, 'endpoint', 'create', '--workspace', slug, '--kind', 'webhook', '--url', receiver.url, '--events', 'post.created',
+      env, 'endpoint', 'create', '--workspace', slug, '--kind', 'webhook', '--url', `${receiver.url}/hook`, '--events', 'post.created',
     );
 
     const port = Number(service.output().match(/Listening on http:\/\/localhost:(\d+)/)![1]);
     const api = new Client(`http://127.0.0.1:${port}`, key.key);
     expect((await api.post('/api/v1/posts', { board: 'ideas', title: 'Which version sent this?' })).status).toBe(201);
-    const request = await until('the delivery', () => receiver.received.find((r) => r.raw.includes('Which version sent this?')), 30_000);
+    const request = await until('the delivery', () => receiver.requests.find((r) => r.raw.includes('Which version sent this?')), 30_000);
     expect(request.headers['user-agent']).toBe(`Chorus-Webhooks/${VERSION}`);
     const [t, v1] = String(request.headers['chorus-signature']).split(',');
     expect(v1).toBe(`v1=${createHmac('sha256', endpoint.secret).update(`${t.slice(2)}.${request.raw}`).digest('hex')}`);

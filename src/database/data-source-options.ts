@@ -1,6 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
 import { Initial1763740000000 } from '../../migrations/1763740000000-Initial';
 import { WebhookDeliveries1763750000000 } from '../../migrations/1763750000000-WebhookDeliveries';
+import { FairOutbox1763760000000 } from '../../migrations/1763760000000-FairOutbox';
 import { DeliveriesByEventTime1763770000000 } from '../../migrations/1763770000000-DeliveriesByEventTime';
 import { RotatedSecrets1763770001000 } from '../../migrations/1763770001000-RotatedSecrets';
 import { ApiKeyEntity } from '../auth/api-key.entity';
@@ -34,6 +35,7 @@ export const ENTITIES = [
 export const MIGRATIONS = [
   Initial1763740000000,
   WebhookDeliveries1763750000000,
+  FairOutbox1763760000000,
   DeliveriesByEventTime1763770000000,
   RotatedSecrets1763770001000,
 ];

@@ -3,10 +3,12 @@ import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable } from '@nestjs/common';
 import { AxiosError } from 'axios';
 import { firstValueFrom } from 'rxjs';
+import { VERSION } from '../common/version';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { safeAgents } from './address-guard';
 
 export const RESPONSE_BODY_LIMIT = 2048;
+export const USER_AGENT = `Chorus-Webhooks/${VERSION}`;
 
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */
