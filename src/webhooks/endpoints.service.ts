@@ -7,8 +7,9 @@ import { randomBase62 } from '../common/random';
 import { SecretBox } from '../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PLANS, isPlan } from '../workspaces/plans';
-import { isDiscordWebhookUrl, isSlackWebhookUrl, maskChatUrl } from '../notifications/chat-messages';
+import { maskChatUrl } from '../notifications/chat-messages';
 import { checkTargetUrl } from './address-guard';
+import { NameResolver } from './name-resolver';
 import type { EventType } from './outbox-event.entity';
 import { EndpointKind, RotatedSecret, WebhookEndpointEntity } from './webhook-endpoint.entity';
 
@@ -65,6 +66,7 @@ export class EndpointsService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly box: SecretBox,
+    private readonly resolver: NameResolver,
   ) {}
 
   list(workspaceId: string): Promise<WebhookEndpointEntity[]> {
@@ -97,20 +99,13 @@ export class EndpointsService {
   /** Creates an endpoint within the plan's count; the answer is the only time its secret is shown. */
   async create(owner: EndpointOwner, input: NewEndpoint): Promise<EndpointWithSecret> {
     const kind = input.kind ?? 'webhook';
-    await this.checkUrl(kind, input.url);
+    // The count first: a workspace at its limit makes no lookups.
+    await this.checkPlanCount(this.db.manager, owner);
+    await this.checkUrl(owner.workspaceId, kind, input.url);
     return this.db.transaction(async (manager) => {
       // Serialises creations in this workspace, so that two at once cannot pass the plan's count.
       await manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [owner.workspaceId]);
-      const allowed = isPlan(owner.plan) ? PLANS[owner.plan].webhookEndpoints : 0;
-      const existing = await manager.getRepository(WebhookEndpointEntity).countBy({ workspaceId: owner.workspaceId });
-      if (existing >= allowed) {
-        throw new AppError(
-          'plan_required',
-          allowed === 0
-            ? 'Webhook endpoints are available on the Pro plan and above.'
-            : `This workspace's plan allows ${allowed} webhook endpoints; delete one or upgrade the plan.`,
-        );
-      }
+      await this.checkPlanCount(manager, owner);
       const id = randomUUID();
       const secret = kind === 'webhook' ? newSecret() : null;
       const repo = manager.getRepository(WebhookEndpointEntity);
@@ -130,7 +125,7 @@ export class EndpointsService {
 
   async update(workspaceId: string, id: string, change: EndpointChange): Promise<WebhookEndpointEntity> {
     // Checked (DNS included) before the transaction, which must not wait on a lookup.
-    if (change.url !== undefined) await this.checkUrl((await this.get(workspaceId, id)).kind, change.url);
+    if (change.url !== undefined) await this.checkUrl(workspaceId, (await this.get(workspaceId, id)).kind, change.url);
     return this.db.transaction(async (manager) => {
       const endpoint = await this.get(workspaceId, id, manager);
       if (change.url !== undefined) Object.assign(endpoint, this.sealUrl(endpoint.id, endpoint.kind, change.url));
@@ -258,18 +253,24 @@ export class EndpointsService {
     return { urlSealed: this.box.seal(url, urlContext(id)), urlShown: kind === 'webhook' ? url : maskChatUrl(url) };
   }
 
+  private async checkPlanCount(manager: EntityManager, owner: EndpointOwner): Promise<void> {
+    const allowed = isPlan(owner.plan) ? PLANS[owner.plan].webhookEndpoints : 0;
+    const existing = await manager.getRepository(WebhookEndpointEntity).countBy({ workspaceId: owner.workspaceId });
+    if (existing >= allowed) {
+      throw new AppError(
+        'plan_required',
+        allowed === 0
+          ? 'Webhook endpoints are available on the Pro plan and above.'
+          : `This workspace's plan allows ${allowed} webhook endpoints; delete one or upgrade the plan.`,
+      );
+    }
+  }
+
   /**
    * Own servers: https to public addresses only. Slack and Discord: their incoming-webhook URLs
    * only. The development switch lifts both.
    */
-  private async checkUrl(kind: EndpointKind, url: string): Promise<void> {
-    const allowPrivate = this.config.webhookAllowPrivateTargets;
-    if (!allowPrivate && kind === 'slack' && !isSlackWebhookUrl(url)) {
-      throw AppError.invalid('url', 'must be a Slack incoming webhook URL (https://hooks.slack.com/services/…)');
-    }
-    if (!allowPrivate && kind === 'discord' && !isDiscordWebhookUrl(url)) {
-      throw AppError.invalid('url', 'must be a Discord webhook URL (https://discord.com/api/webhooks/…)');
-    }
-    await checkTargetUrl(url, { allowPrivate });
+  private checkUrl(workspaceId: string, kind: EndpointKind, url: string): Promise<void> {
+    return checkTargetUrl(kind, url, { allowPrivate: this.config.webhookAllowPrivateTargets, resolver: this.resolver, workspaceId });
   }
 }
