@@ -11,7 +11,6 @@ import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service
 import { PostCategory, PostEntity, PostStatus } from './post.entity';
 import { PostResponse, PostRow, postSelect, toPostResponse } from './post.mapper';
 import { StatusChangeEntity } from './status-change.entity';
-import { VoteEntity } from './vote.entity';
 
 /** Who acts: an API key's workspace and creator, or the CLI and seed acting as a member. */
 export type Actor = Pick<Caller, 'workspaceId' | 'workspaceSlug' | 'personId'>;
@@ -93,27 +92,30 @@ export class PostsService {
     return toPostResponse(rows[0], actor.workspaceSlug, this.links);
   }
 
-  /** Creates a post with its author's vote, and `post.created`. */
+  /**
+   * Creates a post with its author's vote, and `post.created`: the board lookup, both inserts
+   * and the read of the new post are one statement, the event another.
+   */
   async create(actor: Actor, input: NewPost): Promise<PostResponse> {
     return this.db.transaction(async (manager) => {
-      const board = await this.boards.findBySlug(actor.workspaceId, input.board, manager);
-      const authorId = input.author
-        ? (await this.workspaces.resolveAuthor(actor.workspaceId, input.author, manager)).id
-        : actor.personId;
-      const posts = manager.getRepository(PostEntity);
-      const saved = await posts.save(
-        posts.create({
-          workspaceId: actor.workspaceId,
-          boardId: board.id,
-          title: input.title,
-          body: input.body ?? '',
-          category: input.category ?? 'feature',
-          authorId,
-          votes: 1,
-        }),
+      let authorId = actor.personId;
+      if (input.author) {
+        // An unknown board is a 404 before any problem with the author.
+        await this.boards.findBySlug(actor.workspaceId, input.board, manager);
+        authorId = (await this.workspaces.resolveAuthor(actor.workspaceId, input.author, manager)).id;
+      }
+      const rows: PostRow[] = await manager.query(
+        `WITH board AS (SELECT id FROM boards WHERE workspace_id = $1 AND slug = $2),
+              inserted AS (
+                INSERT INTO posts (workspace_id, board_id, title, body, category, author_id, votes)
+                SELECT $1, board.id, $3, $4, $5, $6, 1 FROM board
+                RETURNING *),
+              vote AS (INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM inserted)
+         ${postSelect('inserted')}`,
+        [actor.workspaceId, input.board, input.title, input.body ?? '', input.category ?? 'feature', authorId],
       );
-      await manager.getRepository(VoteEntity).insert({ workspaceId: actor.workspaceId, postId: saved.id, personId: authorId });
-      const post = await this.get(actor, saved.id, manager);
+      if (rows.length === 0) throw AppError.notFound(`board "${input.board}"`);
+      const post = toPostResponse(rows[0], actor.workspaceSlug, this.links);
       await this.events.record(manager, actor.workspaceId, 'post.created', { post }, actor.personId);
       return post;
     });

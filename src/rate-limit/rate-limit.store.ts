@@ -95,11 +95,6 @@ export class RateLimitStore implements OnApplicationShutdown {
     return this.count(key, limit, true);
   }
 
-  /** The counter's state, without counting anything. */
-  peek(key: string, limit: number): Promise<Tally> {
-    return this.count(key, limit, false);
-  }
-
   /** Whether Redis answers; null when no REDIS_URL is set. */
   async redisAnswers(): Promise<boolean | null> {
     if (!this.redis) return null;

@@ -18,12 +18,11 @@ export class EventsService {
     data: Record<string, unknown>,
     actorId: string | null = null,
   ): Promise<void> {
-    await manager.query(`INSERT INTO outbox_events (workspace_id, type, data, actor_id) VALUES ($1, $2, $3, $4)`, [
-      workspaceId,
-      type,
-      JSON.stringify(data),
-      actorId,
-    ]);
-    await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+    // One round trip: the NOTIFY rides on the insert.
+    await manager.query(
+      `WITH event AS (INSERT INTO outbox_events (workspace_id, type, data, actor_id) VALUES ($1, $2, $3, $4) RETURNING id)
+       SELECT pg_notify($5, '') FROM event`,
+      [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL],
+    );
   }
 }

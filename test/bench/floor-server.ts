@@ -1,0 +1,182 @@
+/**
+ * The floor of bench:floor: GET /api/v1/posts?limit=25 and POST /api/v1/posts with no framework
+ * (node:http, pg, ioredis), doing the database and Redis work that Chorus did per request when
+ * issue 10 was opened: the key lookup, one sliding-window script, then the list query, or the
+ * create transaction statement by statement (9 round trips). It is fixed on purpose, so that
+ * whatever Chorus saves below that work shows in the ratio. No validation, no logging, no
+ * metrics: a lower bound, not a product. Started by floor.bench.ts with FLOOR_* variables;
+ * prints its port on stdout.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import Redis from 'ioredis';
+import { Pool } from 'pg';
+
+const pool = new Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 10 });
+const redis = new Redis(process.env.FLOOR_REDIS_URL ?? 'redis://127.0.0.1:6379');
+const WINDOW_MS = Number(process.env.FLOOR_WINDOW_MS ?? 60_000);
+const BASE = process.env.FLOOR_BASE_URL ?? 'https://chorus.bench';
+
+// The same script as RateLimitStore's sliding window.
+redis.defineCommand('window', {
+  numberOfKeys: 1,
+  lua: `
+local key, limit, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, now .. ':' .. ARGV[3])
+  redis.call('PEXPIRE', key, window)
+  count = count + 1
+  allowed = 1
+end
+local reset = window
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+return { allowed, count, reset }`,
+});
+
+const POST_SELECT = (source: string) => `
+  SELECT p.id, p.title, p.body, p.category, p.status, p.votes, p.comments_count, p.pinned,
+         p.created_at, p.updated_at,
+         b.id AS board_id, b.slug AS board_slug, b.name AS board_name,
+         a.name AS author_name,
+         m.id AS merged_id, m.title AS merged_title, mb.slug AS merged_board_slug
+    FROM ${source} p
+    JOIN boards b ON b.workspace_id = p.workspace_id AND b.id = p.board_id
+    JOIN people a ON a.workspace_id = p.workspace_id AND a.id = p.author_id
+    LEFT JOIN posts m ON m.workspace_id = p.workspace_id AND m.id = p.merged_into_id
+    LEFT JOIN boards mb ON mb.workspace_id = m.workspace_id AND mb.id = m.board_id`;
+const ORDER = 'p.created_at DESC, p.id DESC';
+const LIST = `${POST_SELECT(`(SELECT * FROM posts p WHERE p.workspace_id = $1 AND p.merged_into_id IS NULL
+                   ORDER BY ${ORDER} LIMIT $2 OFFSET $3)`)} ORDER BY ${ORDER}`;
+
+interface Caller {
+  workspace_id: string;
+  slug: string;
+  plan: string;
+  created_by: string;
+}
+
+const slugOf = (title: string) =>
+  title.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase().replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+
+function toPost(row: Record<string, any>, ws: string) {
+  const id = Number(row.id);
+  return {
+    id,
+    board: { id: row.board_id, slug: row.board_slug, name: row.board_name },
+    title: row.title,
+    body: row.body,
+    category: row.category,
+    status: row.status,
+    votes: row.votes,
+    comments: row.comments_count,
+    pinned: row.pinned,
+    merged_into:
+      row.merged_id === null
+        ? null
+        : { id: Number(row.merged_id), title: row.merged_title, url: `${BASE}/${ws}/${row.merged_board_slug}/p/${row.merged_id}` },
+    author: { name: row.author_name },
+    url: `${BASE}/${ws}/${row.board_slug}/p/${id}-${slugOf(row.title)}`,
+    admin_url: `${BASE}/admin/p/${id}`,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const send = (res: ServerResponse, status: number, body: unknown) => {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+};
+
+async function authenticate(req: IncomingMessage): Promise<Caller | null> {
+  const key = /^bearer +(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+  if (!key) return null;
+  const { rows } = await pool.query(
+    `SELECT k.id AS key_id, k.created_by, w.id AS workspace_id, w.slug, w.plan
+       FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    [createHash('sha256').update(key).digest('hex')],
+  );
+  return rows[0] ?? null;
+}
+
+async function list(caller: Caller, res: ServerResponse) {
+  const { rows } = await pool.query(LIST, [caller.workspace_id, 26, 0]);
+  const data = rows.slice(0, 25).map((row) => toPost(row, caller.slug));
+  send(res, 200, { data, has_more: rows.length > 25, next_offset: rows.length > 25 ? 25 : null });
+}
+
+async function create(caller: Caller, body: { board: string; title: string; body?: string }, res: ServerResponse) {
+  const client = await pool.connect();
+  try {
+    await client.query('START TRANSACTION');
+    const board = await client.query(`SELECT id FROM boards WHERE workspace_id = $1 AND slug = $2 LIMIT 1`, [
+      caller.workspace_id,
+      body.board,
+    ]);
+    if (!board.rows[0]) throw new Error('no board');
+    const inserted = await client.query(
+      `INSERT INTO posts (workspace_id, board_id, title, body, category, author_id, votes)
+       VALUES ($1, $2, $3, $4, 'feature', $5, 1) RETURNING id, status, created_at, updated_at`,
+      [caller.workspace_id, board.rows[0].id, body.title, body.body ?? '', caller.created_by],
+    );
+    const id = inserted.rows[0].id;
+    await client.query(`INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3)`, [
+      caller.workspace_id,
+      id,
+      caller.created_by,
+    ]);
+    const { rows } = await client.query(`${POST_SELECT('posts')} WHERE p.workspace_id = $1 AND p.id = $2`, [
+      caller.workspace_id,
+      id,
+    ]);
+    const post = toPost(rows[0], caller.slug);
+    await client.query(`INSERT INTO outbox_events (workspace_id, type, data, actor_id) VALUES ($1, $2, $3, $4)`, [
+      caller.workspace_id,
+      'post.created',
+      JSON.stringify({ post }),
+      caller.created_by,
+    ]);
+    await client.query(`SELECT pg_notify($1, '')`, ['chorus_outbox']);
+    await client.query('COMMIT');
+    send(res, 201, { data: post });
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    (async () => {
+      const caller = await authenticate(req);
+      if (!caller) return send(res, 401, { error: { code: 'unauthorized', message: 'The API key is wrong or revoked.' } });
+      const limit = caller.plan === 'business' ? 300 : 60;
+      const [allowed] = (await (redis as any).window(`chorus:rl:ws:${caller.workspace_id}`, limit, WINDOW_MS, randomBytes(6).toString('hex'))) as number[];
+      if (!allowed) return send(res, 429, { error: { code: 'rate_limited', message: 'Too many requests.' } });
+      if (req.method === 'GET' && req.url?.startsWith('/api/v1/posts')) return list(caller, res);
+      if (req.method === 'POST' && req.url === '/api/v1/posts') {
+        return create(caller, JSON.parse(Buffer.concat(chunks).toString('utf8')), res);
+      }
+      send(res, 404, { error: { code: 'not_found', message: 'No route.' } });
+    })().catch((error: Error) => send(res, 500, { error: { code: 'server_error', message: error.message } }));
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port })));
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void pool.end();
+  redis.disconnect();
+});
