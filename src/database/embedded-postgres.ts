@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
@@ -57,7 +58,7 @@ export async function startEmbeddedPostgres(dataDir: string | null): Promise<Emb
   try {
     const db = await PGlite.create({
       dataDir: dataDir ? join(dataDir, 'pgdata') : undefined,
-      extensions: { pg_trgm },
+      extensions: { pg_trgm, btree_gin },
     });
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
     await server.start();

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BoardsService } from '../boards/boards.service';
 import { AppError } from '../common/app-error';
 import { pageOf } from '../common/page.query';
+import { codePoints } from '../common/validation';
 import type { Caller } from '../common/request-context';
 import { Links } from '../config/links';
 import { EventsService } from '../webhooks/events.service';
@@ -70,9 +71,18 @@ export class PostsService {
       where.push(`p.status = $${params.length}`);
     }
     if (!filter.includeMerged) where.push('p.merged_into_id IS NULL');
+    // Terms never hold white space, so matching `title || ' ' || body` is matching either one;
+    // both expressions are those of the workspace-scoped search indexes (see WorkspaceSearch).
     for (const term of (filter.q ?? '').split(/\s+/).filter(Boolean)) {
       params.push(likePattern(term));
-      where.push(`(p.title ILIKE $${params.length} OR p.body ILIKE $${params.length})`);
+      const like = `(p.title || ' ' || p.body) ILIKE $${params.length}`;
+      if (codePoints(term) >= 3) {
+        where.push(like);
+      } else {
+        // No trigram in a short term: its own 1- or 2-character piece must be in the text.
+        params.push(term);
+        where.push(`chorus_short_grams(p.title || ' ' || p.body) @> ARRAY[lower($${params.length}::text)] AND ${like}`);
+      }
     }
     params.push(filter.limit + 1, filter.offset);
     const page = `(SELECT * FROM posts p WHERE ${where.join(' AND ')}

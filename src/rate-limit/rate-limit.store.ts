@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+
+/** Members of the Redis windows: unique across instances (the prefix) and within one (the counter). */
+const MEMBER_PREFIX = randomBytes(6).toString('hex');
+let members = 0;
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -118,7 +122,7 @@ export class RateLimitStore implements OnApplicationShutdown {
           limit,
           windowMs,
           add ? '1' : '0',
-          randomBytes(6).toString('hex'),
+          `${MEMBER_PREFIX}.${members++}`,
         )) as [number, number, number];
         if (this.redisFailing) {
           this.redisFailing = false;
