@@ -14,16 +14,25 @@ export class WorkspaceSearch1763790000001 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE EXTENSION IF NOT EXISTS btree_gin`);
+    // One pass over the characters (a loop in SQL over substr() is quadratic on long texts).
+    // Duplicates are left in: GIN keeps each key once per row anyway.
     await q.query(`
       CREATE FUNCTION chorus_short_grams(t text) RETURNS text[]
-      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-        SELECT coalesce(array_agg(DISTINCT g), '{}')
-          FROM (SELECT lower(t) AS l) s,
-               LATERAL (SELECT substr(s.l, i, 1) FROM generate_series(1, length(s.l)) i
-                        UNION ALL
-                        SELECT substr(s.l, i, 2) FROM generate_series(1, length(s.l) - 1) i) grams (g)
-         WHERE position(' ' IN g) = 0
-      $$`);
+      LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+      DECLARE
+        c text[] := string_to_array(lower(t), NULL);
+        n int := coalesce(array_length(c, 1), 0);
+        grams text[] := '{}';
+      BEGIN
+        FOR i IN 1..n LOOP
+          CONTINUE WHEN c[i] = ' ';
+          grams := grams || c[i];
+          IF i < n AND c[i + 1] <> ' ' THEN
+            grams := grams || (c[i] || c[i + 1]);
+          END IF;
+        END LOOP;
+        RETURN grams;
+      END $$`);
     await q.query(`DROP INDEX posts_title_trgm_idx`);
     await q.query(`DROP INDEX posts_body_trgm_idx`);
     await q.query(

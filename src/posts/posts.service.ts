@@ -45,6 +45,9 @@ const ORDER = {
   top: 'p.votes DESC, p.created_at DESC, p.id DESC',
 } as const;
 
+/** A search first looks for its page among this many newest posts (in the order asked). */
+const RECENT_WINDOW = 1_000;
+
 /** `%`, `_` and `\` stand for themselves in a search term. */
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -71,26 +74,50 @@ export class PostsService {
       where.push(`p.status = $${params.length}`);
     }
     if (!filter.includeMerged) where.push('p.merged_into_id IS NULL');
+    const search: string[] = [];
     // Terms never hold white space, so matching `title || ' ' || body` is matching either one;
     // both expressions are those of the workspace-scoped search indexes (see WorkspaceSearch).
     for (const term of (filter.q ?? '').split(/\s+/).filter(Boolean)) {
       params.push(likePattern(term));
       const like = `(p.title || ' ' || p.body) ILIKE $${params.length}`;
       if (codePoints(term) >= 3) {
-        where.push(like);
+        search.push(like);
       } else {
         // No trigram in a short term: its own 1- or 2-character piece must be in the text.
         params.push(term);
-        where.push(`chorus_short_grams(p.title || ' ' || p.body) @> ARRAY[lower($${params.length}::text)] AND ${like}`);
+        search.push(`chorus_short_grams(p.title || ' ' || p.body) @> ARRAY[lower($${params.length}::text)] AND ${like}`);
       }
     }
     params.push(filter.limit + 1, filter.offset);
-    const page = `(SELECT * FROM posts p WHERE ${where.join(' AND ')}
-                   ORDER BY ${ORDER[filter.sort]}
-                   LIMIT $${params.length - 1} OFFSET $${params.length})`;
-    const rows: PostRow[] = await this.db.query(`${postSelect(page)} ORDER BY ${ORDER[filter.sort]}`, params);
-    const posts = rows.map((row) => toPostResponse(row, actor.workspaceSlug, this.links));
-    return pageOf(posts, filter);
+    const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
+    const order = ORDER[filter.sort];
+    const read = async (page: string) => {
+      const rows: PostRow[] = await this.db.query(`${postSelect(page)} ORDER BY ${order}`, params);
+      return pageOf(
+        rows.map((row) => toPostResponse(row, actor.workspaceSlug, this.links)),
+        filter,
+      );
+    };
+    const matches = [...where, ...search].join(' AND ');
+    if (search.length === 0) {
+      return read(`(SELECT * FROM posts p WHERE ${matches} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`);
+    }
+    // The planner cannot know how frequent a term is in this workspace (only in the whole
+    // table), and a wrong guess either way is slow: walking the workspace in order for a term
+    // that is rare here, or fetching every match of a term that is everywhere. So: first the
+    // newest posts in order, which is enough for a frequent term; then, when the page is not
+    // full there, every match through the search indexes (the fence keeps the LIMIT from
+    // pulling the planner back to the ordered walk).
+    if (filter.offset + filter.limit + 1 <= RECENT_WINDOW) {
+      const recent = await read(
+        `(SELECT * FROM (SELECT * FROM posts p WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${RECENT_WINDOW}) p
+           WHERE ${search.join(' AND ')} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`,
+      );
+      if (recent.has_more) return recent;
+    }
+    return read(
+      `(SELECT * FROM (SELECT * FROM posts p WHERE ${matches} OFFSET 0) p ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`,
+    );
   }
 
   async get(actor: Actor, id: number, manager: EntityManager = this.db.manager): Promise<PostResponse> {

@@ -242,7 +242,9 @@ async function main() {
     } finally {
       dataSource.query = query;
     }
-    return sent.find((s) => s.sql.includes('FROM posts p WHERE'))!;
+    // A search may first look among the newest posts; the last query is the one that answered.
+    const lists = sent.filter((s) => s.sql.includes('FROM posts p WHERE'));
+    return { ...lists[lists.length - 1], queries: lists.length };
   };
 
   const results: Record<string, string | number>[] = [];
@@ -256,7 +258,7 @@ async function main() {
     const used = [...new Set(plan.flatMap((l) => [...l.matchAll(/Index (?:Only )?Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1])))];
     const missing = c.expect.filter((i) => !used.includes(i));
     const execMs = Number(/Execution Time: ([\d.]+)/.exec(plan.join('\n'))?.[1]);
-    log(`\n=== ${c.name}  ${JSON.stringify(q)}  params ${JSON.stringify(listed.params)}`);
+    log(`\n=== ${c.name}  ${JSON.stringify(q)}  params ${JSON.stringify(listed.params)}${listed.queries > 1 ? '  (the page was not full among the newest posts: the plan of the second query)' : ''}`);
     log(plan.join('\n'));
     log(missing.length ? `!! expected ${missing.join(', ')}; plan used ${used.join(', ') || 'no index'}` : `ok: uses ${c.expect.join(', ')}`);
 
@@ -284,7 +286,7 @@ async function main() {
     times.sort((x, y) => x - y);
     results.push({
       case: c.name, 'plan ok': missing.length ? 'NO' : 'yes', indexes: used.filter((i) => i.startsWith('posts_') && i !== 'posts_pkey').join(' + '),
-      'explain ms': execMs, rows, 'p50 ms': +pct(times, 50).toFixed(1), 'p95 ms': +pct(times, 95).toFixed(1),
+      queries: listed.queries, 'explain ms': execMs, rows, 'p50 ms': +pct(times, 50).toFixed(1), 'p95 ms': +pct(times, 95).toFixed(1),
       'max ms': +times[times.length - 1].toFixed(1), ...(limited ? { '429s': limited } : {}),
     });
   }
