@@ -1,6 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
 import { Initial1763740000000 } from '../../migrations/1763740000000-Initial';
 import { WebhookDeliveries1763750000000 } from '../../migrations/1763750000000-WebhookDeliveries';
+import { FairOutbox1763760000000 } from '../../migrations/1763760000000-FairOutbox';
 import { CallerChanges1763790000000 } from '../../migrations/1763790000000-CallerChanges';
 import { WorkspaceSearch1763790000001 } from '../../migrations/1763790000001-WorkspaceSearch';
 import { ApiKeyEntity } from '../auth/api-key.entity';
@@ -34,6 +35,7 @@ export const ENTITIES = [
 export const MIGRATIONS = [
   Initial1763740000000,
   WebhookDeliveries1763750000000,
+  FairOutbox1763760000000,
   CallerChanges1763790000000,
   WorkspaceSearch1763790000001,
 ];

@@ -137,7 +137,12 @@ async function create(caller: Caller, body: { board: string; title: string; body
       id,
     ]);
     const post = toPost(rows[0], caller.slug);
-    await client.query(`INSERT INTO outbox_events (workspace_id, type, data, actor_id) VALUES ($1, $2, $3, $4)`, [
+    await client.query(
+      `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
+       SELECT $1, $2, $3, $4, ARRAY(
+         SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+          WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')`,
+      [
       caller.workspace_id,
       'post.created',
       JSON.stringify({ post }),
