@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { freshDatabase, log, pct, runBench, sleep } from './bench-support';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app';
 import { BoardsService } from '../../src/boards/boards.service';
@@ -46,10 +46,6 @@ const BACKLOG = process.env.BENCH_BACKLOG === 'true';
 const WARMUP = BACKLOG ? 0 : 50;
 const TIMEOUT_MS = 10_000; // the product's default WEBHOOK_TIMEOUT_MS
 
-const log = (...args: unknown[]) => console.log(...args);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** The receiver, in a process of its own so that its answers do not wait on the bench. */
 const RECEIVER = `
@@ -140,11 +136,7 @@ async function waitForArrivals(receiver: Receiver, n: number, timeoutMs: number)
 }
 
 async function main() {
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  const dbUrl = withDb(SERVER_URL, DB_NAME);
+  const { admin, url: dbUrl } = await freshDatabase(SERVER_URL, DB_NAME);
   const receiver = await startReceiver();
   const env = {
     DATABASE_URL: dbUrl,
@@ -254,10 +246,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

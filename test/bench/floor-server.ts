@@ -11,33 +11,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
+import { SLIDING_WINDOW_LUA } from '../../src/rate-limit/sliding-window';
 
 const pool = new Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 10 });
 const redis = new Redis(process.env.FLOOR_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const WINDOW_MS = Number(process.env.FLOOR_WINDOW_MS ?? 60_000);
 const BASE = process.env.FLOOR_BASE_URL ?? 'https://chorus.bench';
 
-// The same script as RateLimitStore's sliding window.
-redis.defineCommand('window', {
-  numberOfKeys: 1,
-  lua: `
-local key, limit, window = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local count = redis.call('ZCARD', key)
-local allowed = 0
-if count < limit then
-  redis.call('ZADD', key, now, now .. ':' .. ARGV[3])
-  redis.call('PEXPIRE', key, window)
-  count = count + 1
-  allowed = 1
-end
-local reset = window
-local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return { allowed, count, reset }`,
-});
+redis.defineCommand('window', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
 
 const POST_SELECT = (source: string) => `
   SELECT p.id, p.title, p.body, p.category, p.status, p.votes, p.comments_count, p.pinned,
@@ -167,7 +148,7 @@ const server = createServer((req, res) => {
       const caller = await authenticate(req);
       if (!caller) return send(res, 401, { error: { code: 'unauthorized', message: 'The API key is wrong or revoked.' } });
       const limit = caller.plan === 'business' ? 300 : 60;
-      const [allowed] = (await (redis as any).window(`chorus:rl:ws:${caller.workspace_id}`, limit, WINDOW_MS, randomBytes(6).toString('hex'))) as number[];
+      const [allowed] = (await (redis as any).window(`chorus:rl:ws:${caller.workspace_id}`, limit, WINDOW_MS, '1', randomBytes(6).toString('hex'))) as number[];
       if (!allowed) return send(res, 429, { error: { code: 'rate_limited', message: 'Too many requests.' } });
       if (req.method === 'GET' && req.url?.startsWith('/api/v1/posts')) return list(caller, res);
       if (req.method === 'POST' && req.url === '/api/v1/posts') {

@@ -21,10 +21,11 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from '../support/processes';
+import { freshDatabase, log, runBench, sleep } from './bench-support';
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -44,25 +45,11 @@ const hasWrk = (() => {
 })();
 const GENERATOR = process.env.BENCH_GENERATOR ?? (hasWrk ? 'wrk' : 'autocannon');
 
-const log = (...args: unknown[]) => console.log(...args);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Peak resident set size of a process so far (VmHWM), in MB. */
 const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
@@ -167,11 +154,7 @@ async function seed(dbUrl: string): Promise<string> {
 }
 
 async function main() {
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  const dbUrl = withDb(SERVER_URL, DB_NAME);
+  const { admin, url: dbUrl } = await freshDatabase(SERVER_URL, DB_NAME);
   const children: ChildProcess[] = [];
   const stopAll = () => children.forEach((child) => child.exitCode === null && child.kill('SIGTERM'));
   process.on('exit', stopAll);
@@ -269,10 +252,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

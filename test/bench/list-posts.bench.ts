@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
+import { log, pct, runBench, sleep, withDb } from './bench-support';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { BoardsService } from '../../src/boards/boards.service';
@@ -70,10 +71,6 @@ const CASES: Case[] = [
   { name: 'n q rare 3-letter prefix', query: { q: 'zep' }, expect: ['posts_search_trgm_idx'] },
 ];
 
-const log = (...args: unknown[]) => console.log(...args);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** Random in [0, 1) from (g, salt): deterministic, so every seed is the same data. */
 const rnd = (expr: string, salt: number) => `((hashint8extended(${expr}, ${salt}) & 2147483647)::float8 / 2147483648)`;
@@ -300,10 +297,4 @@ async function main() {
   await admin.end();
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);
