@@ -124,6 +124,7 @@ describe('the OpenAPI document', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(deliveries.body.data[0].attempts.length).toBe(2);
+    expect((await call('GET', `/api/v1/deliveries?channel=webhook&endpoint_id=${endpoint.id}`)).body.data).toHaveLength(1);
     const retried = await call('POST', `/api/v1/deliveries/${deliveries.body.data[0].id}/retry`);
     expect(retried.body.data.status).toBe('pending');
     expect((await call('PATCH', `/api/v1/webhook_endpoints/${endpoint.id}`, { enabled: false })).body.data.enabled).toBe(false);

@@ -25,9 +25,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../support/processes';
-import { freshDatabase, log, runBench, sleep } from './bench-support';
+import { freshDatabase, log, sleep } from './support';
 
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DB_NAME = 'chorus_bench_floor';
 const POSTS = Number(process.env.BENCH_POSTS ?? 100_000);
@@ -154,7 +153,8 @@ async function seed(dbUrl: string): Promise<string> {
 }
 
 async function main() {
-  const { admin, url: dbUrl } = await freshDatabase(SERVER_URL, DB_NAME);
+  const database = await freshDatabase(DB_NAME);
+  const dbUrl = database.url;
   const children: ChildProcess[] = [];
   const stopAll = () => children.forEach((child) => child.exitCode === null && child.kill('SIGTERM'));
   process.on('exit', stopAll);
@@ -247,9 +247,14 @@ async function main() {
     const exited = children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))));
     stopAll();
     await Promise.race([Promise.all(exited), sleep(20_000)]);
-    await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`).catch(() => {});
-    await admin.end();
+    await database.drop().catch(() => {});
   }
 }
 
-runBench(main);
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

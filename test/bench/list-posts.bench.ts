@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { log, pct, runBench, sleep, withDb } from './bench-support';
+import { KEEP, log, pct, SERVER_URL, sleep } from './support';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { BoardsService } from '../../src/boards/boards.service';
@@ -19,15 +19,14 @@ import { loadConfig } from '../../src/config/app-config';
 import { PostFilter, PostsService } from '../../src/posts/posts.service';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service';
 
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'chorus_bench';
 const TOTAL = Number(process.env.BENCH_POSTS ?? 1_000_000);
 const OTHERS = 40; // other workspaces; every 5th post in 5 with g % 5 >= 3 is theirs
 const N = Math.floor(TOTAL / 5) * 3 + Math.min(TOTAL % 5, 2); // posts of "bench": g % 5 < 3
+const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
 const RARE_SHORT = 'ux'; // a word of its own in ~0.05% of bench's bodies; in no other word of WORDS
 const ELSEWHERE = 'kubernetes'; // in 30% of the other workspaces' bodies, ~0.01% of bench's
 const SPLIT = ['quarterly', 'spreadsheet', 'reconciliation']; // ~0.05% of bench's posts: the first in the title, the others in the body
-const KEEP = process.env.BENCH_KEEP === 'true';
 const REQUESTS = 50;
 const WARMUP = 5;
 const RARE_WORD = 'zeppelin'; // appended to ~0.1% of bench's bodies; no other word shares its trigrams
@@ -297,4 +296,10 @@ async function main() {
   await admin.end();
 }
 
-runBench(main);
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
