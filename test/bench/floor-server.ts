@@ -4,14 +4,17 @@
  * issue 10 was opened: the key lookup, one sliding-window script, then the list query, or the
  * create transaction statement by statement (8 round trips; the event insert as it is now, with
  * the endpoints subscribed at that moment). It is fixed on purpose, so that whatever Chorus
- * saves below that work shows in the ratio. No validation, no logging, no
- * metrics: a lower bound, not a product. Started by floor.bench.ts with FLOOR_* variables;
+ * saves below that work shows in the ratio. Rows become posts through Chorus's own mapper. No
+ * validation, no logging, no metrics: a lower bound, not a product. Started by floor.bench.ts with FLOOR_* variables;
  * prints its port on stdout.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
+import type { AppConfig } from '../../src/config/app-config';
+import { Links } from '../../src/config/links';
+import { postSelect, toPostResponse } from '../../src/posts/post.mapper';
 import { SLIDING_WINDOW_LUA } from '../../src/rate-limit/sliding-window';
 
 const pool = new Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 10 });
@@ -21,53 +24,17 @@ const BASE = process.env.FLOOR_BASE_URL ?? 'https://chorus.bench';
 
 redis.defineCommand('window', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
 
-const POST_SELECT = (source: string) => `
-  SELECT p.id, p.title, p.body, p.category, p.status, p.votes, p.comments_count, p.pinned,
-         p.created_at, p.updated_at,
-         b.id AS board_id, b.slug AS board_slug, b.name AS board_name,
-         a.name AS author_name,
-         m.id AS merged_id, m.title AS merged_title, mb.slug AS merged_board_slug
-    FROM ${source} p
-    JOIN boards b ON b.workspace_id = p.workspace_id AND b.id = p.board_id
-    JOIN people a ON a.workspace_id = p.workspace_id AND a.id = p.author_id
-    LEFT JOIN posts m ON m.workspace_id = p.workspace_id AND m.id = p.merged_into_id
-    LEFT JOIN boards mb ON mb.workspace_id = m.workspace_id AND mb.id = m.board_id`;
 const ORDER = 'p.created_at DESC, p.id DESC';
-const LIST = `${POST_SELECT(`(SELECT * FROM posts p WHERE p.workspace_id = $1 AND p.merged_into_id IS NULL
+const LIST = `${postSelect(`(SELECT * FROM posts p WHERE p.workspace_id = $1 AND p.merged_into_id IS NULL
                    ORDER BY ${ORDER} LIMIT $2 OFFSET $3)`)} ORDER BY ${ORDER}`;
+// Chorus's own mapping from rows to posts: the same work per post as Chorus does.
+const links = new Links({ baseUrl: BASE, publicBaseUrl: BASE } as AppConfig);
 
 interface Caller {
   workspace_id: string;
   slug: string;
   plan: string;
   created_by: string;
-}
-
-const slugOf = (title: string) =>
-  title.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase().replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
-
-function toPost(row: Record<string, any>, ws: string) {
-  const id = Number(row.id);
-  return {
-    id,
-    board: { id: row.board_id, slug: row.board_slug, name: row.board_name },
-    title: row.title,
-    body: row.body,
-    category: row.category,
-    status: row.status,
-    votes: row.votes,
-    comments: row.comments_count,
-    pinned: row.pinned,
-    merged_into:
-      row.merged_id === null
-        ? null
-        : { id: Number(row.merged_id), title: row.merged_title, url: `${BASE}/${ws}/${row.merged_board_slug}/p/${row.merged_id}` },
-    author: { name: row.author_name },
-    url: `${BASE}/${ws}/${row.board_slug}/p/${id}-${slugOf(row.title)}`,
-    admin_url: `${BASE}/admin/p/${id}`,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
 }
 
 const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -90,7 +57,7 @@ async function authenticate(req: IncomingMessage): Promise<Caller | null> {
 
 async function list(caller: Caller, res: ServerResponse) {
   const { rows } = await pool.query(LIST, [caller.workspace_id, 26, 0]);
-  const data = rows.slice(0, 25).map((row) => toPost(row, caller.slug));
+  const data = rows.slice(0, 25).map((row) => toPostResponse(row, caller.slug, links));
   send(res, 200, { data, has_more: rows.length > 25, next_offset: rows.length > 25 ? 25 : null });
 }
 
@@ -114,11 +81,11 @@ async function create(caller: Caller, body: { board: string; title: string; body
       id,
       caller.created_by,
     ]);
-    const { rows } = await client.query(`${POST_SELECT('posts')} WHERE p.workspace_id = $1 AND p.id = $2`, [
+    const { rows } = await client.query(`${postSelect()} WHERE p.workspace_id = $1 AND p.id = $2`, [
       caller.workspace_id,
       id,
     ]);
-    const post = toPost(rows[0], caller.slug);
+    const post = toPostResponse(rows[0], caller.slug, links);
     await client.query(
       `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
        SELECT $1, $2, $3, $4, ARRAY(
