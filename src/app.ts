@@ -18,6 +18,8 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Express would hash every GET body for an ETag that no client of this API sends back.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestId);
   app.use(httpMetrics(app.get(MetricsService)));

@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rm
 import { createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketHandler, PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket';
 
@@ -183,7 +184,7 @@ export async function startEmbeddedPostgres(dataDir: string | null): Promise<Emb
   try {
     const db = await PGlite.create({
       dataDir: dataDir ? join(dataDir, 'pgdata') : undefined,
-      extensions: { pg_trgm },
+      extensions: { pg_trgm, btree_gin },
     });
     const queue = new SessionQueue(db);
     // The service's own pool: one connection, kept for good, so no other process takes its place.
