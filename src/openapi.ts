@@ -8,6 +8,7 @@ const EVERY_API_ERROR: Record<string, string> = {
   '403': '`plan_required`: the workspace\'s plan has no API',
   '429': '`rate_limited`: over the plan\'s requests per minute, or too many failed authentications; see `Retry-After`',
   '500': '`server_error`: our failure; the message carries the request id',
+  '503': '`query_timeout`: the database work took longer than the server allows and was cancelled; narrow a search, or try again',
 };
 const HEADERS = {
   'Request-Id': { description: 'Identifies the request in our logs.', schema: { type: 'string' } },

@@ -472,7 +472,7 @@ describe('Slack and Discord endpoints', () => {
     expect(list.text).not.toContain('whsec_');
 
     // A chat endpoint has no secret to rotate.
-    expectError(await api.post(`/api/v1/webhook_endpoints/${created.body.data.id}/rotate_secret`), 400, 'invalid_request', /^kind: /);
+    expectError(await api.post(`/api/v1/webhook_endpoints/${created.body.data.id}/rotate_secret`), 400, 'invalid_request', /^path: endpoint \S+ is a slack endpoint; only webhook endpoints have a signing secret$/);
 
     // PATCH to another channel: masked again, the new token never shown.
     const movedUrl = slack.newUrl();

@@ -90,7 +90,12 @@ describe('webhook tools and Standard Webhooks', () => {
     expect(() => stripe.webhooks.constructEvent(second.raw, String(second.headers['chorus-signature']), stranger)).toThrow();
 
     // Once the old secret's 24 hours are over, only the new one signs.
-    await t.db.query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() WHERE id = $1`, [id]);
+    await t.db.query(
+      `UPDATE webhook_endpoints
+          SET rotated_secrets = (SELECT jsonb_agg(r || jsonb_build_object('expires_at', now())) FROM jsonb_array_elements(rotated_secrets) r)
+        WHERE id = $1`,
+      [id],
+    );
     await api.post('/api/v1/posts', { board: 'ideas', title: 'After the overlap' });
     const [, , third] = await r.waitFor(3);
     expect(String(third.headers['webhook-signature']).split(' ')).toHaveLength(1);

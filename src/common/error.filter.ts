@@ -1,5 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { RequestAuthenticator } from '../auth/request-authenticator';
 import { WorkspaceRateLimiter } from '../rate-limit/workspace-rate-limiter';
 import { AppError, ErrorCode } from './app-error';
@@ -21,12 +23,13 @@ export class ErrorFilter implements ExceptionFilter {
   constructor(
     private readonly authenticator: RequestAuthenticator,
     private readonly limiter: WorkspaceRateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const req = host.switchToHttp().getRequest<ChorusRequest>();
     const res = host.switchToHttp().getResponse<Response>();
-    let error = toAppError(exception, req);
+    let error = this.toAppError(exception, req);
     if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller) {
       // No route matched, so no guard ran: authenticate and count the request as they would,
       // so that a caller without a valid key learns nothing about which routes exist.
@@ -35,10 +38,12 @@ export class ErrorFilter implements ExceptionFilter {
         .then(() => this.limiter.apply(req, res))
         .then(
           () => error,
-          (guardError: unknown) => toAppError(guardError, req),
+          (guardError: unknown) => this.toAppError(guardError, req),
         );
     }
-    if (error.status >= 500) {
+    if (error.code === 'query_timeout') {
+      this.logger.warn(`${req.method} ${req.originalUrl} cancelled by the statement timeout (request ${req.id})`);
+    } else if (error.status >= 500) {
       this.logger.error(
         `${req.method} ${req.originalUrl} failed (request ${req.id})`,
         exception instanceof Error ? exception.stack : String(exception),
@@ -49,10 +54,18 @@ export class ErrorFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     res.json({ error: { code: error.code, message: error.message } });
   }
+
+  private toAppError(exception: unknown, req: ChorusRequest): AppError {
+    return toAppError(exception, req, this.config.databaseStatementTimeoutMs);
+  }
+
 }
 
-/** What an exception answers: itself if an AppError, Nest's 4xx by status, anything else a 500 that leaks nothing. */
-export function toAppError(exception: unknown, req: ChorusRequest): AppError {
+/**
+ * What an exception answers: itself if an AppError, Nest's 4xx by status, a statement timeout as
+ * `query_timeout`, anything else a 500 that leaks nothing.
+ */
+export function toAppError(exception: unknown, req: ChorusRequest, statementTimeoutMs: number): AppError {
   if (exception instanceof AppError) return exception;
   if (exception instanceof HttpException && exception.getStatus() < 500) {
     const code = HTTP_CODES[exception.getStatus()] ?? 'invalid_request';
@@ -61,6 +74,14 @@ export function toAppError(exception: unknown, req: ChorusRequest): AppError {
       return new AppError('not_found', `No route for ${req.method} ${req.path}.`);
     }
     return new AppError(code, exception.message);
+  }
+  // 57014: cancelled by statement_timeout. The connection itself is fine and back in the pool.
+  if (exception instanceof QueryFailedError && (exception.driverError as { code?: string })?.code === '57014') {
+    return new AppError(
+      'query_timeout',
+      `The request took longer than the database allows (${statementTimeoutMs} ms) and was cancelled. ` +
+        'For a search, use longer or more distinctive terms, or narrow it with board or status; otherwise try again.',
+    );
   }
   return new AppError(
     'server_error',

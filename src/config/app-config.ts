@@ -44,6 +44,12 @@ export class EnvironmentVariables {
   DATABASE_URL?: string;
 
   @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds (0: no limit)' })
+  @Min(0, { message: 'must be a whole number of milliseconds (0: no limit)' })
+  DATABASE_STATEMENT_TIMEOUT_MS: number = 5_000;
+
+  @IsOptional()
   @IsString()
   DATA_DIR: string = './.data';
 
@@ -149,6 +155,8 @@ export class EnvironmentVariables {
 export interface AppConfig {
   port: number;
   databaseUrl: string | undefined;
+  /** Every statement of the API and the worker is cancelled past this (0: never); not migrations. */
+  databaseStatementTimeoutMs: number;
   dataDir: string;
   redisUrl: string | undefined;
   /** The window of the per-workspace request limits and of failed-authentication limits. */
@@ -238,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     port: vars.PORT,
     databaseUrl: vars.DATABASE_URL,
+    databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
     dataDir: resolve(vars.DATA_DIR),
     redisUrl: vars.REDIS_URL,
     rateLimitWindowMs: vars.RATE_LIMIT_WINDOW_MS,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { Response } from 'express';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 import { AppError } from '../common/app-error';
 import { toAppError } from '../common/error.filter';
 import type { ChorusRequest } from '../common/request-context';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Claim, IdempotencyStore } from './idempotency.store';
 
 export const MAX_KEY_LENGTH = 255;
@@ -36,7 +37,10 @@ const requestHash = (req: ChorusRequest) =>
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger('Idempotency');
 
-  constructor(private readonly store: IdempotencyStore) {}
+  constructor(
+    private readonly store: IdempotencyStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<ChorusRequest>();
@@ -71,7 +75,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return body;
       }),
       catchError(async (error: unknown) => {
-        const answer = toAppError(error, req);
+        const answer = toAppError(error, req, this.config.databaseStatementTimeoutMs);
         await this.settle(claim, answer.status, { error: { code: answer.code, message: answer.message } });
         throw error;
       }),

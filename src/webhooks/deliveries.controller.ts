@@ -1,8 +1,8 @@
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, DataOf, PageOf } from '../common/openapi';
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { toPage } from '../common/page.query';
-import { QueryValidation } from '../common/validation';
+import { NoFields, QueryValidation } from '../common/validation';
 import { ListDeliveriesQuery } from './dto/list-deliveries.query';
 import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
@@ -30,8 +30,8 @@ export class DeliveriesController {
   @ApiOperation({ summary: 'Sends the delivery again now.' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(DeliveryResponse) })
-  @ApiErrors(404, 409)
-  async retry(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  @ApiErrors(400, 404, 409)
+  async retry(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(NoFields) _body: object) {
     return { data: await this.deliveries.retry(caller.workspaceId, id) };
   }
 }

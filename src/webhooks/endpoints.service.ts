@@ -11,7 +11,7 @@ import { maskChatUrl } from '../notifications/chat-messages';
 import { checkTargetUrl } from './address-guard';
 import { NameResolver } from './name-resolver';
 import type { EventType } from './outbox-event.entity';
-import { EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
+import { EndpointKind, RotatedSecret, WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 export const SECRET_PREFIX = 'whsec_';
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -73,9 +73,17 @@ export class EndpointsService {
     return this.db.getRepository(WebhookEndpointEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  async get(workspaceId: string, id: string, manager: EntityManager = this.db.manager): Promise<WebhookEndpointEntity> {
+  async get(
+    workspaceId: string,
+    id: string,
+    manager: EntityManager = this.db.manager,
+    options: { lock?: boolean } = {},
+  ): Promise<WebhookEndpointEntity> {
     const endpoint = UUID.test(id)
-      ? await manager.getRepository(WebhookEndpointEntity).findOneBy({ workspaceId, id })
+      ? await manager.getRepository(WebhookEndpointEntity).findOne({
+          where: { workspaceId, id },
+          lock: options.lock ? { mode: 'pessimistic_write' } : undefined,
+        })
       : null;
     if (!endpoint) throw AppError.notFound('webhook endpoint');
     return endpoint;
@@ -139,18 +147,44 @@ export class EndpointsService {
     await this.db.getRepository(WebhookEndpointEntity).delete({ workspaceId, id: endpoint.id });
   }
 
-  /** A new secret; the old one keeps signing for 24 hours, so receivers can switch over. */
+  /**
+   * A new secret; the one it replaces keeps signing for 24 hours, so receivers can switch over,
+   * and so do those replaced earlier until their own 24 hours are up.
+   */
   async rotateSecret(workspaceId: string, id: string): Promise<EndpointWithSecret> {
     return this.db.transaction(async (manager) => {
-      const endpoint = await this.get(workspaceId, id, manager);
-      if (endpoint.kind !== 'webhook') throw AppError.invalid('kind', 'only webhook endpoints have a signing secret');
+      // Locked: two rotations at once must not both keep only their own view of the list.
+      const endpoint = await this.get(workspaceId, id, manager, { lock: true });
+      if (endpoint.kind !== 'webhook') {
+        throw AppError.invalid('path', `endpoint ${endpoint.id} is a ${endpoint.kind} endpoint; only webhook endpoints have a signing secret`);
+      }
       const secret = newSecret();
-      endpoint.previousSecretSealed = endpoint.secretSealed;
-      endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+      const now = new Date();
+      endpoint.rotatedSecrets = [
+        { sealed: endpoint.secretSealed!, expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString() },
+        ...endpoint.rotatedSecrets.filter((rotated) => new Date(rotated.expires_at) > now),
+      ];
       endpoint.secretSealed = this.box.seal(secret, secretContext(endpoint.id));
-      endpoint.updatedAt = new Date();
+      endpoint.updatedAt = now;
       return { endpoint: await manager.getRepository(WebhookEndpointEntity).save(endpoint), secret };
     });
+  }
+
+  /**
+   * The secrets an own-server endpoint signs with now, unsealed: its current secret first, then
+   * every rotated-out one still within its 24 hours, newest first (one `v1=` each in
+   * `Chorus-Signature`). None for Slack and Discord. Throws when one does not open with this
+   * ENCRYPTION_KEY.
+   */
+  signingSecrets(
+    endpoint: Pick<WebhookEndpointEntity, 'id' | 'secretSealed' | 'rotatedSecrets'>,
+    now: Date = new Date(),
+  ): string[] {
+    const sealed = [
+      endpoint.secretSealed,
+      ...endpoint.rotatedSecrets.filter((rotated) => new Date(rotated.expires_at) > now).map((rotated) => rotated.sealed),
+    ];
+    return sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(endpoint.id)));
   }
 
   /**
@@ -192,10 +226,9 @@ export class EndpointsService {
       url_sealed: string;
       enabled: boolean;
       secret_sealed: string | null;
-      previous_secret_sealed: string | null;
-      previous_secret_expires_at: Date | null;
+      rotated_secrets: RotatedSecret[];
     }[] = await this.db.query(
-      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets
          FROM webhook_endpoints e
         WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
       [refs.map((r) => r.workspace_id), refs.map((r) => r.endpoint_id)],
@@ -205,9 +238,7 @@ export class EndpointsService {
       rows.map((row) => {
         const target: EndpointTarget = { id: row.id, kind: row.kind, url: '', secrets: [], enabled: row.enabled, unreadable: false };
         try {
-          const sealed = [row.secret_sealed];
-          if (row.previous_secret_expires_at && row.previous_secret_expires_at > now) sealed.push(row.previous_secret_sealed);
-          target.secrets = sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(row.id)));
+          target.secrets = this.signingSecrets({ id: row.id, secretSealed: row.secret_sealed, rotatedSecrets: row.rotated_secrets }, now);
           target.url = this.box.open(row.url_sealed, urlContext(row.id));
         } catch {
           this.logger.error(`Endpoint ${row.id}: its URL or signing secret does not open with this ENCRYPTION_KEY.`);

@@ -3,13 +3,14 @@ import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable } from '@nestjs/common';
 import { AxiosError } from 'axios';
 import { firstValueFrom } from 'rxjs';
+import { VERSION } from '../common/version';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { attemptRefusal, safeAgents } from './address-guard';
 import { NameResolver } from './name-resolver';
 import type { EndpointKind } from './webhook-endpoint.entity';
 
 export const RESPONSE_BODY_LIMIT = 2048;
-export const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
+export const USER_AGENT = `Chorus-Webhooks/${VERSION}`;
 
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */

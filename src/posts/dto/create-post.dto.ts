@@ -1,19 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { HasLength, Trim } from '../../common/validation';
+import { IsDefined, IsEmail, IsIn, IsObject, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { HasLength, Optional, Trim } from '../../common/validation';
 import { POST_CATEGORIES, PostCategory } from '../post.entity';
 
 export class AuthorDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Required unless the email is known.' })
-  @IsOptional()
+  // Without an email nothing can be looked up: that is refused with the body's other problems.
+  @ValidateIf((author: AuthorDto, name) => name !== undefined || author.email === undefined)
+  @IsDefined({ message: 'is required' })
   @Trim()
   @IsString({ message: 'must be a string' })
   @HasLength(1, 100)
   name?: string;
 
   @ApiPropertyOptional({ format: 'email', description: 'A known email (any case) posts as that person.' })
-  @IsOptional()
+  @Optional('a string')
   @Trim()
   @IsString({ message: 'must be a string' })
   @IsEmail({}, { message: 'must be a valid email address' })
@@ -34,19 +36,19 @@ export class CreatePostDto {
   title: string;
 
   @ApiPropertyOptional({ maxLength: 5000, default: '' })
-  @IsOptional()
+  @Optional('a string')
   @Trim()
   @IsString({ message: 'must be a string' })
   @HasLength(0, 5000)
   body?: string;
 
   @ApiPropertyOptional({ enum: POST_CATEGORIES, default: 'feature' })
-  @IsOptional()
+  @Optional('a string')
   @IsIn(POST_CATEGORIES, { message: `must be one of ${POST_CATEGORIES.join(', ')}` })
   category?: PostCategory;
 
   @ApiPropertyOptional({ type: AuthorDto, description: 'Omitted: the post is authored as the key creator.' })
-  @IsOptional()
+  @Optional('an object')
   @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => AuthorDto)

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString } from 'class-validator';
-import { IsTimestamp } from '../../common/validation';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsString } from 'class-validator';
+import { IsTimestamp, Optional } from '../../common/validation';
 import { EVENT_TYPES, EventType } from '../outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
 
@@ -11,7 +11,7 @@ const uniqueMessage = ({ value }: { value: unknown }) =>
 
 export class CreateEndpointDto {
   @ApiPropertyOptional({ enum: ENDPOINT_KINDS, default: 'webhook' })
-  @IsOptional()
+  @Optional('a string')
   @IsIn(ENDPOINT_KINDS, { message: `must be one of ${ENDPOINT_KINDS.join(', ')}` })
   kind?: EndpointKind;
 
@@ -31,12 +31,12 @@ export class CreateEndpointDto {
 
 export class UpdateEndpointDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional('a string')
   @IsString({ message: 'must be a string' })
   url?: string;
 
   @ApiPropertyOptional({ enum: EVENT_TYPES, isArray: true, minItems: 1 })
-  @IsOptional()
+  @Optional('a list of event types')
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: 'must name at least one event type' })
   @IsIn(EVENT_TYPES, { each: true, message: eventsMessage })
@@ -44,7 +44,7 @@ export class UpdateEndpointDto {
   events?: EventType[];
 
   @ApiPropertyOptional({ description: 'true turns the endpoint on and resets its failure count.' })
-  @IsOptional()
+  @Optional('true or false')
   @IsBoolean({ message: 'must be true or false' })
   enabled?: boolean;
 }
