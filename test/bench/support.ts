@@ -66,7 +66,7 @@ export async function freshDatabase(name: string): Promise<{ url: string; drop()
   return { url: Object.assign(new URL(SERVER_URL), { pathname: `/${name}` }).toString(), drop };
 }
 
-/** The environment of the API and of every worker: the product's defaults, local targets allowed. */
+/** The environment of the API and of every worker: the product's defaults (OUTBOX_* taken from the bench's own), local targets allowed. */
 export function benchEnv(databaseUrl: string): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
@@ -74,6 +74,8 @@ export function benchEnv(databaseUrl: string): Record<string, string> {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // The outbox's shares may be tried other than the defaults: OUTBOX_CONCURRENCY=… npm run bench:…
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OUTBOX_')) as [string, string][]),
   };
 }
 
