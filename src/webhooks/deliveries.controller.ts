@@ -1,5 +1,5 @@
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, DataOf } from '../common/openapi';
+import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, DataOf, Operation } from '../common/openapi';
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
@@ -14,10 +14,17 @@ export class DeliveriesController {
 
   @Post(':id/retry')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Sends the delivery again now.' })
+  @Operation({
+    id: 'retryDelivery',
+    summary: 'Retry a delivery',
+    description: 'Sends the delivery again now, whatever its status; it is `pending` until the attempt is made.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(DeliveryResponse) })
-  @ApiErrors(404, 409)
+  @ApiErrors(
+    [404, 'No such delivery in this workspace.'],
+    [409, 'The endpoint is turned off; turn it on before retrying its deliveries.'],
+  )
   async retry(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return { data: await this.deliveries.retry(caller.workspaceId, id) };
   }

@@ -8,11 +8,28 @@ import { safeAgents } from './address-guard';
 
 export const RESPONSE_BODY_LIMIT = 2048;
 
+/**
+ * Every class of failure an attempt records when there was no usable answer; typed, so that
+ * a new class cannot be recorded without being documented (the API's attempt `error`).
+ */
+export const ATTEMPT_ERRORS = [
+  'timeout',
+  'connection_refused',
+  'connection_reset',
+  'dns_error',
+  'tls_error',
+  'unsafe_target',
+  'network_error',
+  'smtp_error',
+  'secret_unreadable',
+] as const;
+export type AttemptError = (typeof ATTEMPT_ERRORS)[number];
+
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */
   statusCode: number | null;
-  /** Why there was no usable answer: timeout, connection_refused, unsafe_target, … */
-  error: string | null;
+  /** Why there was no usable answer. */
+  error: AttemptError | null;
   durationMs: number;
   /** The first 2 KiB of the answer's body. */
   responseBody: string | null;
@@ -32,7 +49,7 @@ function retryAfter(header: unknown, body: string): number | null {
   return typeof header === 'string' && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds * 1000) : null;
 }
 
-function errorClass(error: unknown): string {
+function errorClass(error: unknown): AttemptError {
   const code = (error as AxiosError).code ?? (error as NodeJS.ErrnoException).code ?? '';
   if (code === 'ERR_UNSAFE_TARGET') return 'unsafe_target';
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED' || code === 'ABORT_ERR') return 'timeout';

@@ -1,9 +1,13 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { RequireOneOf } from '../../common/openapi';
 import { HasLength, Trim } from '../../common/validation';
 import { POST_CATEGORIES, PostCategory } from '../post.entity';
 
+/** A known email posts as that person; otherwise `name` is required and a guest is made. */
+@ApiSchema({ name: 'PostAuthor', description: 'A `name`, or an `email`: a known email (any case) posts as that person and `name` is ignored; otherwise a guest with that name (and email) is created.' })
+@RequireOneOf('name', 'email')
 export class AuthorDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Required unless the email is known.' })
   @IsOptional()
@@ -20,6 +24,7 @@ export class AuthorDto {
   email?: string;
 }
 
+@ApiSchema({ name: 'CreatePostRequest' })
 export class CreatePostDto {
   @ApiProperty({ description: 'Board slug.', example: 'feedback' })
   @IsDefined({ message: 'is required' })
@@ -33,14 +38,15 @@ export class CreatePostDto {
   @HasLength(4, 120)
   title: string;
 
-  @ApiPropertyOptional({ maxLength: 5000, default: '' })
+  // Defaults are said in words: a `default` makes generated request types require the field.
+  @ApiPropertyOptional({ maxLength: 5000, description: 'Up to 5,000 characters. Default: `""`.' })
   @IsOptional()
   @Trim()
   @IsString({ message: 'must be a string' })
   @HasLength(0, 5000)
   body?: string;
 
-  @ApiPropertyOptional({ enum: POST_CATEGORIES, default: 'feature' })
+  @ApiPropertyOptional({ enum: POST_CATEGORIES, description: 'Default: `feature`.' })
   @IsOptional()
   @IsIn(POST_CATEGORIES, { message: `must be one of ${POST_CATEGORIES.join(', ')}` })
   category?: PostCategory;

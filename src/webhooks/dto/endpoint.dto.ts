@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString } from 'class-validator';
 import { EVENT_TYPES, EventType } from '../outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
@@ -8,8 +8,10 @@ const eventsMessage = `must be a list of event types: ${EVENT_TYPES.join(', ')}`
 const uniqueMessage = ({ value }: { value: unknown }) =>
   Array.isArray(value) ? 'must not repeat an event type' : eventsMessage;
 
+@ApiSchema({ name: 'CreateWebhookEndpointRequest' })
 export class CreateEndpointDto {
-  @ApiPropertyOptional({ enum: ENDPOINT_KINDS, default: 'webhook' })
+  // The default is said in words: a `default` makes generated request types require the field.
+  @ApiPropertyOptional({ enum: ENDPOINT_KINDS, description: 'Default: `webhook`.' })
   @IsOptional()
   @IsIn(ENDPOINT_KINDS, { message: `must be one of ${ENDPOINT_KINDS.join(', ')}` })
   kind?: EndpointKind;
@@ -28,6 +30,7 @@ export class CreateEndpointDto {
   events: EventType[];
 }
 
+@ApiSchema({ name: 'UpdateWebhookEndpointRequest' })
 export class UpdateEndpointDto {
   @ApiPropertyOptional()
   @IsOptional()
