@@ -13,7 +13,8 @@ import { MetricsController } from './metrics/metrics.controller';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
-import { OutboxModule } from './webhooks/outbox.module';
+import { NotificationsModule } from './notifications/notifications.module';
+import { OutboxModule } from './outbox/outbox.module';
 
 /**
  * The HTTP API: the core, health, metrics and logs, and in front of every route (in this order)
@@ -30,6 +31,7 @@ export class AppModule {
         MetricsModule,
         RateLimitModule,
         HealthModule,
+        NotificationsModule,
         ...(config.runWorker ? [OutboxModule] : []),
       ],
       controllers: [MetricsController],

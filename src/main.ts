@@ -5,7 +5,7 @@ import { loadConfig } from './config/app-config';
 import { openDatabaseTarget } from './database/database';
 import { seedAndAnnounceDemo } from './demo/demo-seed';
 import { closeOnSignals, stopListening } from './shutdown';
-import { OutboxProcessor } from './webhooks/outbox.processor';
+import { OutboxProcessor } from './outbox/outbox.processor';
 import { exitOnStartupError } from './startup';
 
 async function main(): Promise<void> {

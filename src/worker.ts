@@ -9,7 +9,7 @@ import { CoreModule } from './core.module';
 import { newDataSource, openDatabaseTarget, runMigrations } from './database/database';
 import { closeOnSignals } from './shutdown';
 import { exitOnStartupError } from './startup';
-import { OutboxModule } from './webhooks/outbox.module';
+import { OutboxModule } from './outbox/outbox.module';
 
 /** The outbox processor alone, for deployments that scale API and workers apart. */
 async function main(): Promise<void> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { OutboxProcessor } from '../src/webhooks/outbox.processor';
+import { OutboxProcessor } from '../src/outbox/outbox.processor';
 import { WebhookSender } from '../src/webhooks/webhook-sender';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, expectError } from './support/http';

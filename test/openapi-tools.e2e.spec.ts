@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createWorkspace } from './support/factories';
+import { cancelPending, holdProcessorLock } from './support/processor-lock';
 import { callsAsTypeScript, readmeApiBlocks, readmeCalls } from './support/readme-calls';
 import { startTestApp, TestApp } from './support/test-app';
 import { TYPED_CLIENT_HEAD } from './support/typed-client';
@@ -31,19 +32,25 @@ function readmeSnippet(heading: string, language: string): string {
  */
 describe('the OpenAPI document, through public tools', () => {
   let t: TestApp;
+  let release: () => Promise<void>;
   let dir: string;
   let document: any;
+  const workspaces: string[] = [];
 
   beforeAll(async () => {
+    // Its processor sends the README's deliveries; no other file's may take them meanwhile.
+    release = await holdProcessorLock();
     t = await startTestApp({ BASE_URL, RUN_WORKER: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     const res = await fetch(`${t.baseUrl}/api/v1/openapi.json`);
     expect(res.status).toBe(200);
     document = await res.json();
     dir = mkdtempSync(join(tmpdir(), 'chorus-openapi-'));
     writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document, null, 2));
-  });
+  }, 180_000);
   afterAll(async () => {
+    await cancelPending(t.db, workspaces);
     await t.close();
+    await release();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -122,6 +129,7 @@ describe('the OpenAPI document, through public tools', () => {
 
   it('the README\'s calls run as written on a fresh workspace, each id taken from an earlier answer', async () => {
     const ws = await createWorkspace(t.app);
+    workspaces.push(ws.id);
     const receiver: Server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;

@@ -544,6 +544,157 @@ describe('voter email', () => {
     });
   });
 
+  describe('limits and unsubscribing', () => {
+    let t: TestApp;
+    let smtp: MailServer;
+
+    beforeAll(async () => {
+      smtp = await new MailServer().start();
+      t = await startTestApp({ RUN_WORKER: 'true', SMTP_URL: smtp.url, EMAIL_HOURLY_LIMIT: '2' });
+    });
+    afterAll(async () => {
+      if (t) {
+        await cancelPending(t.db, workspaces);
+        await t.close();
+      }
+      await smtp?.close();
+    });
+
+    /** A post with these voters (by address), moved to `planned`. */
+    async function changeWithVoters(ws: TestWorkspace, api: Client, title: string, addresses: string[]) {
+      const created = await post(api, title);
+      for (const [i, address] of addresses.entries()) {
+        const voter = await person(t, ws, `Voter ${i}`, address);
+        await vote(t, ws, created.id, voter.id);
+      }
+      await setStatus(api, created.id, 'planned');
+      return created;
+    }
+
+    const usage = async (workspaceId: string) =>
+      (
+        await t.db.query(
+          `SELECT attempts FROM delivery_usage WHERE workspace_id = $1 AND month = date_trunc('month', now() AT TIME ZONE 'UTC')::date`,
+          [workspaceId],
+        )
+      )[0]?.attempts;
+
+    it('counts every email towards the monthly deliveries quota: past it, an email fails with quota_exceeded', async () => {
+      const { ws, api, domain } = await workspace(t);
+      await t.db.query(
+        `INSERT INTO delivery_usage (workspace_id, month, attempts) VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 19999)`,
+        [ws.id],
+      );
+      await changeWithVoters(ws, api, 'One email left this month', [`first@${domain}`, `second@${domain}`]);
+      const rows = await settled(t, ws.id);
+      expect(rows.map((r) => [r.status, r.reason]).sort()).toEqual([
+        ['delivered', null],
+        ['failed', 'quota_exceeded'],
+      ]);
+      expect(smtp.to(domain)).toHaveLength(1);
+      expect(await usage(ws.id)).toBe(20_000);
+    });
+
+    it('defers emails past EMAIL_HOURLY_LIMIT to the next hour, untried, and sends them then', async () => {
+      const { ws, api, domain } = await workspace(t);
+      await changeWithVoters(ws, api, 'Three voters, two an hour', [`a@${domain}`, `b@${domain}`, `c@${domain}`]);
+      await dispatched(t, ws.id);
+      const held = await until('two sent and one held back', async () => {
+        const rows = await emailDeliveries(t, ws.id);
+        const delivered = rows.filter((r) => r.status === 'delivered');
+        const waiting = rows.filter((r) => r.status === 'pending' && r.attempt_count === 0);
+        return delivered.length === 2 && waiting.length === 1 && waiting[0];
+      });
+      const [deferred] = await t.db.query(
+        `SELECT next_attempt_at, locked_by, (SELECT count(*)::int FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
+           FROM webhook_deliveries d WHERE workspace_id = $1 AND id = $2`,
+        [ws.id, held.id],
+      );
+      const nextHour = new Date();
+      nextHour.setUTCMinutes(60, 0, 0);
+      expect(deferred).toMatchObject({ next_attempt_at: nextHour, locked_by: null, attempts: 0 });
+      expect(smtp.to(domain)).toHaveLength(2);
+      expect(await usage(ws.id)).toBe(2); // a deferred email is not an attempt
+
+      // An hour later (moved back rather than waited for): it goes out, once.
+      await t.db.query(`UPDATE email_usage SET hour = hour - interval '1 hour' WHERE workspace_id = $1`, [ws.id]);
+      await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE workspace_id = $1 AND id = $2`, [ws.id, held.id]);
+      const rows = await settled(t, ws.id);
+      expect(rows.map((r) => [r.status, r.attempt_count])).toEqual(Array(3).fill(['delivered', 1]));
+      expect(smtp.to(domain).map((m) => m.envelopeTo[0]).sort()).toEqual([`a@${domain}`, `b@${domain}`, `c@${domain}`]);
+      expect(await usage(ws.id)).toBe(3);
+
+      // The delivery log lists emails like any other delivery, with their attempts, never the address.
+      const log = await api.get('/api/v1/deliveries?channel=email');
+      expect(log.status).toBe(200);
+      expect(log.body.data).toHaveLength(3);
+      for (const d of log.body.data) {
+        expect(d).toMatchObject({ channel: 'email', endpoint_id: null, event_type: 'post.status_changed', status: 'delivered' });
+        expect(d.attempts).toEqual([expect.objectContaining({ status_code: 250, error: null })]);
+      }
+      expect(JSON.stringify(log.body)).not.toContain(domain);
+      expect((await api.get('/api/v1/deliveries?channel=webhook')).body.data).toEqual([]);
+      expect((await api.get('/api/v1/deliveries?channel=fax')).status).toBe(400);
+    });
+
+    it('sends no email for a free workspace', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const created = await post(api, 'Made while on pro');
+      const voter = await person(t, ws, 'Fay Free', `fay@${domain}`);
+      await vote(t, ws, created.id, voter.id);
+      await t.app.get(WorkspacesService).setPlan(ws.slug, 'free');
+      await t.app.get(PostsService).setStatus(ws.actor, created.id, 'done');
+      await dispatched(t, ws.id);
+      await sleep(300);
+      expect(await emailDeliveries(t, ws.id)).toEqual([]);
+      expect(smtp.to(domain)).toEqual([]);
+    });
+
+    it('carries a one-click unsubscribe (RFC 8058); after the POST no further email goes to that address', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const leaving = `Leaving@${domain}`;
+      // (Two emails in all: this block's hourly limit.)
+      await changeWithVoters(ws, api, 'First news', [leaving]);
+      await settled(t, ws.id);
+      const mail = smtp.to(domain).find((m) => m.envelopeTo[0] === leaving.toLowerCase())!.mail;
+      expect(mail.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+      const link = /^<(https:\/\/chorus\.test\/email\/unsubscribe\/[^>]+)>$/.exec(mail.headers.get('list-unsubscribe') ?? '')?.[1];
+      expect(link).toBeDefined();
+      expect(mail.text.replace(/\s+/g, '')).toContain(link);
+      const local = `${t.baseUrl}${new URL(link!).pathname}`;
+
+      // Opening the link only asks; a link that was altered is not ours.
+      const page = await fetch(local);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<form method="post">');
+      const forged = await fetch(`${local.slice(0, -3)}AAA`, { method: 'POST' });
+      expect(forged.status).toBe(404);
+      const [before] = await t.db.query(`SELECT email_unsubscribed_at FROM people WHERE workspace_id = $1 AND email = $2`, [ws.id, leaving]);
+      expect(before.email_unsubscribed_at).toBeNull();
+
+      // The mail client's one-click POST.
+      const done = await fetch(local, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
+      expect(done.status).toBe(200);
+      const [after] = await t.db.query(`SELECT email_unsubscribed_at FROM people WHERE workspace_id = $1 AND email = $2`, [ws.id, leaving]);
+      expect(after.email_unsubscribed_at).toBeInstanceOf(Date);
+
+      // Later changes: a new voter hears of them, the one who left does not (on any post).
+      await changeWithVoters(ws, api, 'Second news', [`staying2@${domain}`]);
+      const second = await post(api, 'Third news');
+      const [existing] = await t.db.query(`SELECT id FROM people WHERE workspace_id = $1 AND email = $2`, [ws.id, leaving]);
+      await vote(t, ws, second.id, existing.id);
+      await setStatus(api, second.id, 'done');
+      await until('the email to the new voter', () => smtp.to(domain).some((m) => m.envelopeTo[0] === `staying2@${domain}`));
+      await settled(t, ws.id);
+      await sleep(300);
+      expect(smtp.to(domain).filter((m) => m.envelopeTo[0] === leaving.toLowerCase())).toHaveLength(1);
+    });
+  });
+
   describe('without SMTP_URL', () => {
     let t: TestApp;
     let dataDir: string;

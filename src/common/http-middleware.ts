@@ -57,8 +57,10 @@ const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () 
  * after authentication (401 and 403 come before any problem with the request itself).
  */
 export function jsonBody(req: ChorusRequest, res: Response, next: NextFunction): void {
-  if (!hasBody(req)) {
+  // Only the API takes JSON. The unsubscribe link's one-click POST is a form (RFC 8058), and is not read.
+  if (!hasBody(req) || req.path.startsWith('/email/')) {
     req.body = {};
+    if (hasBody(req)) req.resume();
     return next();
   }
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim();

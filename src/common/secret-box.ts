@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 
@@ -33,5 +33,11 @@ export class SecretBox {
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+
+  /** An HMAC-SHA256 of `text` under a key of its own for each `context` (derived from the box's key). */
+  mac(text: string, context: string): Buffer {
+    const key = createHmac('sha256', this.key).update(`mac:${context}`).digest();
+    return createHmac('sha256', key).update(text, 'utf8').digest();
   }
 }

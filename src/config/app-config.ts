@@ -109,6 +109,30 @@ export class EnvironmentVariables {
   @Transform(toBoolean)
   @IsBoolean({ message: 'must be true or false' })
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean = false;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(0, { message: 'must be 0 or more' })
+  EMAIL_HOURLY_LIMIT: number = 1_000;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1, { message: 'must be at least 1' })
+  OUTBOX_CONCURRENCY: number = 64;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1, { message: 'must be at least 1' })
+  OUTBOX_WORKSPACE_CONCURRENCY: number = 32;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1, { message: 'must be at least 1' })
+  OUTBOX_ENDPOINT_CONCURRENCY: number = 16;
 }
 
 export interface AppConfig {
@@ -132,6 +156,14 @@ export interface AppConfig {
   webhookTimeoutMs: number;
   webhookRetrySchedule: number[];
   webhookAllowPrivateTargets: boolean;
+  /** Voter emails one workspace may send per hour; past it they wait for the next hour. */
+  emailHourlyLimit: number;
+  /** The outbox's send slots: sends in flight in this process. */
+  outboxConcurrency: number;
+  /** Sends in flight for one workspace, across every process. */
+  outboxWorkspaceConcurrency: number;
+  /** Sends in flight to one healthy endpoint, across every process (one while its circuit is open). */
+  outboxEndpointConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -187,6 +219,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     webhookRetrySchedule: parseSchedule(vars.WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateTargets: vars.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    emailHourlyLimit: vars.EMAIL_HOURLY_LIMIT,
+    outboxConcurrency: vars.OUTBOX_CONCURRENCY,
+    outboxWorkspaceConcurrency: vars.OUTBOX_WORKSPACE_CONCURRENCY,
+    outboxEndpointConcurrency: vars.OUTBOX_ENDPOINT_CONCURRENCY,
   };
 }
 

@@ -1,6 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
 import { Initial1763740000000 } from '../../migrations/1763740000000-Initial';
 import { WebhookDeliveries1763750000000 } from '../../migrations/1763750000000-WebhookDeliveries';
+import { FairOutbox1763760000000 } from '../../migrations/1763760000000-FairOutbox';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -29,7 +30,7 @@ export const ENTITIES = [
   DeliveryAttemptEntity,
 ];
 
-export const MIGRATIONS = [Initial1763740000000, WebhookDeliveries1763750000000];
+export const MIGRATIONS = [Initial1763740000000, WebhookDeliveries1763750000000, FairOutbox1763760000000];
 
 /** Options shared by the application, the CLI and ormconfig.ts. */
 export function dataSourceOptions(url: string, embedded: boolean): DataSourceOptions {

@@ -16,8 +16,12 @@ const oneLine = (text: string) => Array.from(text.replace(/[\u0000-\u001f\u007f]
 /** Whether a status event tells voters something: the status really changed. */
 export const isRealStatusChange = (data: PostStatusChangedData) => data.previous_status !== data.post.status;
 
-/** The email a voter gets when a post they voted for changes status. */
-export function voterEmail(data: PostStatusChangedData, to: string): MailMessage {
+/**
+ * The email a voter gets when a post they voted for changes status. `unsubscribeUrl` stops all
+ * voter email of this workspace to this address: linked in the text, and given to mail clients
+ * as a one-click unsubscribe (RFC 8058).
+ */
+export function voterEmail(data: PostStatusChangedData, to: string, unsubscribeUrl: string): MailMessage {
   const { post } = data;
   const title = oneLine(post.title);
   const change = `${words(data.previous_status)} → ${words(post.status)}`;
@@ -30,6 +34,11 @@ export function voterEmail(data: PostStatusChangedData, to: string): MailMessage
       `  ${title}\n  ${change}\n\n` +
       merged +
       `See it here: ${post.url}\n\n` +
-      `You get this email because you voted for this post.\n`,
+      `You get this email because you voted for this post.\n` +
+      `To get no more of these emails: ${unsubscribeUrl}\n`,
+    headers: {
+      'List-Unsubscribe': `<${unsubscribeUrl}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
   };
 }

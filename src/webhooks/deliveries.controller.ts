@@ -1,6 +1,9 @@
 import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, DataOf, Operation } from '../common/openapi';
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiErrors, DataOf, Operation, PageOf } from '../common/openapi';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { toPage } from '../common/page.query';
+import { QueryValidation } from '../common/validation';
+import { ListDeliveriesQuery } from './dto/list-deliveries.query';
 import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
 import { DeliveriesService } from './deliveries.service';
@@ -11,6 +14,20 @@ import { DeliveryResponse } from './delivery.mapper';
 @Controller('api/v1/deliveries')
 export class DeliveriesController {
   constructor(private readonly deliveries: DeliveriesService) {}
+
+  @Get()
+  @Operation({
+    id: 'listDeliveries',
+    summary: 'List deliveries',
+    description:
+      'The delivery log: every delivery of the workspace, voter emails included, newest first, with every attempt; ' +
+      'optionally of one channel or one endpoint.',
+  })
+  @ApiOkResponse({ type: PageOf(DeliveryResponse) })
+  @ApiErrors([400, 'channel: must be one of webhook, slack, discord, email'], [404, 'No such webhook endpoint in this workspace.'])
+  list(@CurrentCaller() caller: Caller, @Query(QueryValidation) query: ListDeliveriesQuery) {
+    return this.deliveries.list(caller.workspaceId, { channel: query.channel, endpointId: query.endpoint_id }, toPage(query));
+  }
 
   @Post(':id/retry')
   @HttpCode(200)

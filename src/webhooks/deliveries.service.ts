@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError } from '../common/app-error';
 import { Page, pageOf } from '../common/page.query';
-import { DELIVERY_SELECT, DeliveryRow, toDeliveryResponse } from './delivery.mapper';
+import { Channel, DELIVERY_SELECT, DeliveryRow, toDeliveryResponse } from './delivery.mapper';
 import { EndpointsService } from './endpoints.service';
 import { OUTBOX_CHANNEL } from './events.service';
 
@@ -27,6 +27,18 @@ export class DeliveriesService {
     return pageOf(rows.map(toDeliveryResponse), page);
   }
 
+  /** Every delivery of the workspace (emails included), newest first, optionally of one channel or endpoint. */
+  async list(workspaceId: string, filter: { channel?: Channel; endpointId?: string }, page: Page) {
+    if (filter.endpointId !== undefined) await this.endpoints.get(workspaceId, filter.endpointId);
+    const rows: DeliveryRow[] = await this.db.query(
+      `${DELIVERY_SELECT} WHERE d.workspace_id = $1
+          AND ($2::text IS NULL OR coalesce(e.kind, 'email') = $2) AND ($3::uuid IS NULL OR d.endpoint_id = $3)
+        ORDER BY d.event_created_at DESC, d.created_at DESC, d.id DESC LIMIT $4 OFFSET $5`,
+      [workspaceId, filter.channel ?? null, filter.endpointId ?? null, page.limit + 1, page.offset],
+    );
+    return pageOf(rows.map(toDeliveryResponse), page);
+  }
+
   async get(workspaceId: string, id: string) {
     const rows: DeliveryRow[] = UUID.test(id)
       ? await this.db.query(`${DELIVERY_SELECT} WHERE d.workspace_id = $1 AND d.id = $2`, [workspaceId, id])
@@ -42,14 +54,14 @@ export class DeliveriesService {
   async retry(workspaceId: string, id: string) {
     await this.get(workspaceId, id);
     await this.db.transaction(async (manager) => {
-      const [row]: { enabled: boolean }[] = await manager.query(
+      const [row]: { enabled: boolean | null }[] = await manager.query(
         `SELECT e.enabled FROM webhook_deliveries d
-           JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
+           LEFT JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id
           WHERE d.workspace_id = $1 AND d.id = $2 FOR UPDATE OF d`,
         [workspaceId, id],
       );
-      if (!row) throw AppError.notFound('delivery'); // a voter email, or its endpoint just deleted
-      if (!row.enabled) {
+      if (!row) throw AppError.notFound('delivery'); // its endpoint just deleted
+      if (row.enabled === false) {
         throw new AppError('conflict', 'The endpoint is turned off; turn it on before retrying its deliveries.');
       }
       await manager.query(

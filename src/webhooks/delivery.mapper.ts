@@ -3,8 +3,13 @@ import { EVENT_TYPES } from './outbox-event.entity';
 import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
 import { ATTEMPT_ERRORS, AttemptError } from './webhook-sender';
 
+export const CHANNELS = ['webhook', 'slack', 'discord', 'email'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
 export interface DeliveryRow {
   id: string;
+  endpoint_id: string | null;
+  channel: Channel;
   event_type: string;
   status: DeliveryStatus;
   reason: DeliveryReason | null;
@@ -15,14 +20,15 @@ export interface DeliveryRow {
 
 /** A delivery and its attempts, oldest attempt first. */
 export const DELIVERY_SELECT = `
-  SELECT d.id, d.event_type, d.status, d.reason, d.created_at, d.next_attempt_at,
+  SELECT d.id, d.endpoint_id, coalesce(e.kind, 'email') AS channel, d.event_type, d.status, d.reason, d.created_at, d.next_attempt_at,
          COALESCE((SELECT json_agg(json_build_object(
                      'at', to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                      'duration_ms', a.duration_ms, 'status_code', a.status_code, 'error', a.error)
                    ORDER BY a.at, a.id)
                      FROM delivery_attempts a
                     WHERE a.workspace_id = d.workspace_id AND a.delivery_id = d.id), '[]') AS attempts
-    FROM webhook_deliveries d`;
+    FROM webhook_deliveries d
+    LEFT JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id`;
 
 @ApiSchema({ name: 'DeliveryAttempt' })
 export class AttemptResponse {
@@ -47,11 +53,17 @@ export class AttemptResponse {
   error!: AttemptError | null;
 }
 
-/** A delivery of one event to one endpoint, with every attempt. */
+/** A delivery of one event to one endpoint or one voter's email, with every attempt. */
 @ApiSchema({ name: 'Delivery' })
 export class DeliveryResponse {
   @ApiProperty({ format: 'uuid', description: 'The `Chorus-Delivery` header and the body\'s `id`.' })
   id!: string;
+
+  @ApiProperty({ enum: CHANNELS, description: 'Where it goes: an own server, Slack, Discord, or a voter\'s email (whose address is never shown).' })
+  channel!: Channel;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The endpoint; null for a voter email.' })
+  endpoint_id!: string | null;
 
   @ApiProperty({ enum: EVENT_TYPES })
   event_type!: string;
@@ -59,7 +71,7 @@ export class DeliveryResponse {
   @ApiProperty({ enum: ['pending', 'delivered', 'failed', 'cancelled'] })
   status!: DeliveryStatus;
 
-  @ApiProperty({ enum: ['quota_exceeded', 'endpoint_disabled', 'retries_exhausted'], nullable: true, type: String })
+  @ApiProperty({ enum: ['quota_exceeded', 'endpoint_disabled', 'retries_exhausted', 'unsubscribed'], nullable: true, type: String })
   reason!: DeliveryReason | null;
 
   @ApiProperty({ format: 'date-time' })
@@ -75,6 +87,8 @@ export class DeliveryResponse {
 export function toDeliveryResponse(row: DeliveryRow): DeliveryResponse {
   return {
     id: row.id,
+    channel: row.channel,
+    endpoint_id: row.endpoint_id,
     event_type: row.event_type,
     status: row.status,
     reason: row.reason,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../common/app-error';
@@ -15,6 +15,18 @@ import { EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
 export const SECRET_PREFIX = 'whsec_';
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An endpoint as the outbox sends to it. */
+export interface EndpointTarget {
+  id: string;
+  kind: EndpointKind;
+  url: string;
+  /** Every signing secret valid now: the current one first, then those of rotations under 24 hours old. */
+  secrets: string[];
+  enabled: boolean;
+  /** Its URL or a secret does not open with this key: its deliveries fail without being sent. */
+  unreadable: boolean;
+}
 
 export interface EndpointOwner {
   workspaceId: string;
@@ -47,6 +59,8 @@ export interface EndpointWithSecret {
 
 @Injectable()
 export class EndpointsService {
+  private readonly logger = new Logger('Endpoints');
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -159,12 +173,54 @@ export class EndpointsService {
       [endpoint.workspaceId, endpoint.id, reason],
     );
     await manager.query(
+      // A delivery under way is left to its processor: it records what came of the attempt (a
+      // success stays a success) and cancels it if it failed.
       `UPDATE webhook_deliveries SET status = 'cancelled', reason = 'endpoint_disabled', next_attempt_at = NULL,
               locked_by = NULL, locked_until = NULL
-        WHERE workspace_id = $1 AND endpoint_id = $2 AND status = 'pending'`,
+        WHERE workspace_id = $1 AND endpoint_id = $2 AND status = 'pending'
+          AND (locked_by IS NULL OR locked_until < now())`,
       [endpoint.workspaceId, endpoint.id],
     );
     Object.assign(endpoint, { enabled: false, disabledReason: reason });
+  }
+
+  /**
+   * The endpoints as the outbox sends to them: URL and every valid signing secret unsealed. One
+   * whose URL or secret does not open with this ENCRYPTION_KEY (restored under another key, say)
+   * is `unreadable` and logged, without stopping the others.
+   */
+  async targets(refs: { workspace_id: string; endpoint_id: string }[]): Promise<Map<string, EndpointTarget>> {
+    if (refs.length === 0) return new Map();
+    const rows: {
+      id: string;
+      kind: EndpointKind;
+      url_sealed: string;
+      enabled: boolean;
+      secret_sealed: string | null;
+      previous_secret_sealed: string | null;
+      previous_secret_expires_at: Date | null;
+    }[] = await this.db.query(
+      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+         FROM webhook_endpoints e
+        WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+      [refs.map((r) => r.workspace_id), refs.map((r) => r.endpoint_id)],
+    );
+    const now = new Date();
+    return new Map(
+      rows.map((row) => {
+        const target: EndpointTarget = { id: row.id, kind: row.kind, url: '', secrets: [], enabled: row.enabled, unreadable: false };
+        try {
+          const sealed = [row.secret_sealed];
+          if (row.previous_secret_expires_at && row.previous_secret_expires_at > now) sealed.push(row.previous_secret_sealed);
+          target.secrets = sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(row.id)));
+          target.url = this.box.open(row.url_sealed, urlContext(row.id));
+        } catch {
+          this.logger.error(`Endpoint ${row.id}: its URL or signing secret does not open with this ENCRYPTION_KEY.`);
+          target.unreadable = true;
+        }
+        return [row.id, target];
+      }),
+    );
   }
 
   private sealUrl(id: string, kind: EndpointKind, url: string): Pick<WebhookEndpointEntity, 'urlSealed' | 'urlShown'> {

@@ -7,7 +7,8 @@ export const OUTBOX_CHANNEL = 'chorus_outbox';
 
 /**
  * Records events in the caller's transaction: the event exists exactly when the change does,
- * and the NOTIFY that wakes the processors is delivered at commit.
+ * with the endpoints subscribed to it at that moment, and the NOTIFY that wakes the processors
+ * is delivered at commit.
  */
 @Injectable()
 export class EventsService {
@@ -18,12 +19,14 @@ export class EventsService {
     data: Record<string, unknown>,
     actorId: string | null = null,
   ): Promise<void> {
-    await manager.query(`INSERT INTO outbox_events (workspace_id, type, data, actor_id) VALUES ($1, $2, $3, $4)`, [
-      workspaceId,
-      type,
-      JSON.stringify(data),
-      actorId,
-    ]);
+    // The endpoints subscribed now are the ones that get it, however long fan-out takes.
+    await manager.query(
+      `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
+       SELECT $1, $2, $3, $4, ARRAY(
+         SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+          WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')`,
+      [workspaceId, type, JSON.stringify(data), actorId],
+    );
     await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
   }
 }

@@ -26,6 +26,10 @@ export class OutboxEventEntity {
   @Column({ name: 'actor_id', type: 'uuid', nullable: true })
   actorId: string | null;
 
+  /** The endpoints enabled and subscribed to this type when it happened: they, and only they, get it. */
+  @Column({ name: 'endpoint_ids', type: 'uuid', array: true, nullable: true })
+  endpointIds: string[] | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt: Date;
 

@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { safeAgents } from './address-guard';
 
 export const RESPONSE_BODY_LIMIT = 2048;
+export const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
 
 /**
  * Every class of failure an attempt records when there was no usable answer; typed, so that

@@ -1,6 +1,6 @@
 import { ChatEvent, discordMessage, PostStatusChangedData, slackMessage } from '../notifications/chat-messages';
 import { isRealStatusChange, voterEmail } from '../notifications/voter-email';
-import type { EndpointKind } from './webhook-endpoint.entity';
+import type { EndpointKind } from '../webhooks/webhook-endpoint.entity';
 
 /** A committed event as the processor reads it: `data` is the JSON text as written. */
 export interface OutboxEvent {
@@ -10,6 +10,8 @@ export interface OutboxEvent {
   created_at: Date;
   data: string;
   actor_id: string | null;
+  /** The endpoints subscribed when the event happened (null for events written before this was kept). */
+  endpoint_ids: string[] | null;
 }
 
 /**
@@ -34,5 +36,6 @@ export function statusChangeForVoters(event: OutboxEvent): PostStatusChangedData
   return isRealStatusChange(data) ? data : null;
 }
 
-/** A voter email as a delivery body: `{ to, subject, text }`. */
-export const emailBody = (data: PostStatusChangedData, to: string) => JSON.stringify(voterEmail(data, to));
+/** A voter email as a delivery body: `{ to, subject, text, headers }`. */
+export const emailBody = (data: PostStatusChangedData, to: string, unsubscribeUrl: string) =>
+  JSON.stringify(voterEmail(data, to, unsubscribeUrl));

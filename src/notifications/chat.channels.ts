@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import type { Channel, ClaimedDelivery, EndpointTarget, Outcome } from '../outbox/channel';
+import { isSuccess } from '../webhooks/webhook.channel';
+import { USER_AGENT, WebhookSender } from '../webhooks/webhook-sender';
+import { discordWebhookUrl } from './chat-messages';
+
+const HEADERS = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT };
+
+/** A message to a Slack incoming webhook. */
+@Injectable()
+export class SlackChannel implements Channel {
+  readonly kind = 'slack';
+
+  constructor(private readonly sender: WebhookSender) {}
+
+  async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
+    const result = await this.sender.post(endpoint.url, HEADERS, delivery.body);
+    return { ...result, ok: isSuccess(result.statusCode) };
+  }
+}
+
+/** A message to a Discord webhook, with `?wait=true` so that a refused message is an error, not a 204. */
+@Injectable()
+export class DiscordChannel implements Channel {
+  readonly kind = 'discord';
+
+  constructor(private readonly sender: WebhookSender) {}
+
+  async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
+    const result = await this.sender.post(discordWebhookUrl(endpoint.url), HEADERS, delivery.body);
+    return { ...result, ok: isSuccess(result.statusCode) };
+  }
+}

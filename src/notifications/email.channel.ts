@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import type { Channel, ClaimedDelivery, Outcome } from '../outbox/channel';
+import { MailMessage, Mailer } from './mailer';
+
+/** A voter's email, through SMTP_URL (or an .eml file). Success is the server's 250. */
+@Injectable()
+export class EmailChannel implements Channel {
+  readonly kind = 'email';
+
+  constructor(private readonly mailer: Mailer) {}
+
+  async send(delivery: ClaimedDelivery): Promise<Outcome> {
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    try {
+      await this.mailer.send(JSON.parse(delivery.body) as MailMessage);
+      return { ok: true, statusCode: 250, error: null, durationMs: took(), responseBody: null, retryAfterMs: null };
+    } catch (error) {
+      const code = (error as { responseCode?: number }).responseCode;
+      return {
+        ok: false,
+        statusCode: code ?? null,
+        error: code ? null : 'smtp_error',
+        // Stored in a text column: PostgreSQL takes no NUL characters.
+        responseBody: (error as Error).message.slice(0, 2048).replaceAll('\u0000', ''),
+        durationMs: took(),
+        retryAfterMs: null,
+      };
+    }
+  }
+}

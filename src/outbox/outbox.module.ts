@@ -1,0 +1,40 @@
+import { HttpModule } from '@nestjs/axios';
+import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import { DiscordChannel, SlackChannel } from '../notifications/chat.channels';
+import { EmailChannel } from '../notifications/email.channel';
+import { Mailer } from '../notifications/mailer';
+import { WebhookChannel } from '../webhooks/webhook.channel';
+import { WebhookSender } from '../webhooks/webhook-sender';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { OUTBOX_CHANNELS } from './channel';
+import { FanOut } from './fan-out';
+import { Lease } from './lease';
+import { OutboxProcessor } from './outbox.processor';
+import { Quota } from './quota';
+import { Recorder } from './recorder';
+import { Scheduler } from './scheduler';
+
+const CHANNELS = [WebhookChannel, SlackChannel, DiscordChannel, EmailChannel];
+
+/**
+ * The outbox processor (webhooks, Slack, Discord and voter email): in the API process
+ * (RUN_WORKER=true) or alone (`npm run start:worker`). fan-out → scheduler → channel → recorder.
+ */
+@Module({
+  imports: [WebhooksModule, HttpModule, ScheduleModule.forRoot()],
+  providers: [
+    OutboxProcessor,
+    FanOut,
+    Scheduler,
+    Quota,
+    Recorder,
+    Lease,
+    WebhookSender,
+    Mailer,
+    ...CHANNELS,
+    { provide: OUTBOX_CHANNELS, useFactory: (...channels) => channels, inject: CHANNELS },
+  ],
+  exports: [OutboxProcessor],
+})
+export class OutboxModule {}

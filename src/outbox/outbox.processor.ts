@@ -1,0 +1,210 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
+import { MetricsService } from '../metrics/metrics.service';
+import { Mailer } from '../notifications/mailer';
+import { OUTBOX_CHANNEL } from '../webhooks/events.service';
+import { Channel, ChannelKind, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
+import { FAN_OUT_BATCH, FanOut } from './fan-out';
+import { Recorder } from './recorder';
+import { Scheduler } from './scheduler';
+
+/**
+ * The outbox processor wires the engine: fan-out (committed events to deliveries), the
+ * scheduler (what this process may claim now), the channels (one send each) and the recorder.
+ * It owns this process's send slots (OUTBOX_CONCURRENCY) and when to look for work: on NOTIFY
+ * from a committing transaction on a real PostgreSQL, when a send ends, when the next retry is
+ * due, and on a poll (the only wake-up on the embedded database, where NOTIFY does not cross
+ * connections). Any number of processors may run side by side.
+ */
+@Injectable()
+export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Outbox');
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly channels: Map<ChannelKind, Channel>;
+  /** The pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopping = false;
+  private listener: Client | null = null;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
+    @Inject(OUTBOX_CHANNELS) channels: Channel[],
+    private readonly fanOut: FanOut,
+    private readonly scheduler: Scheduler,
+    private readonly recorder: Recorder,
+    private readonly registry: SchedulerRegistry,
+    private readonly mailer: Mailer,
+    private readonly metrics: MetricsService,
+  ) {
+    this.channels = new Map(channels.map((channel) => [channel.kind, channel]));
+  }
+
+  private get slots(): number {
+    return this.config.outboxConcurrency;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const pollMs = this.database.embedded ? 200 : 1_000;
+    this.registry.addInterval('outbox-poll', setInterval(() => this.wake(), pollMs));
+    if (!this.database.embedded) await this.listen();
+    this.wake();
+  }
+
+  /** Takes no new work from now on (the first step of a shutdown). */
+  stopClaiming(): void {
+    this.stopping = true;
+  }
+
+  /** Before the database closes: no new claims; the sends in flight finish and are recorded. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.retryTimer);
+    if (this.registry.doesExist('interval', 'outbox-poll')) this.registry.deleteInterval('outbox-poll');
+    await this.listener?.end().catch(() => {});
+    this.listener = null;
+    await this.running;
+    // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
+    await Promise.allSettled([...this.inFlight]);
+    this.mailer.close();
+  }
+
+  /** Runs a pass now, or right after the one running. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass().finally(() => {
+      this.running = null;
+      // A wake during the pass's last query (wakeAtNextRetry) would otherwise be lost until the next poll.
+      if (this.again) this.wake();
+    });
+  }
+
+  private async pass(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        const fanned = await this.fanOut.run();
+        const started = await this.claimAndSend();
+        if (fanned === FAN_OUT_BATCH || started > 0) this.again = true;
+      } while (this.again && !this.stopping);
+      await this.wakeAtNextRetry();
+    } catch (error) {
+      // The database restarting, say: the next poll tries again; nothing was lost.
+      this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the poll. */
+  private async wakeAtNextRetry(): Promise<void> {
+    // Every slot busy: the next send to end wakes the processor; no timer, no spinning.
+    if (this.inFlight.size >= this.slots) return;
+    const [next]: { due_in_ms: number | null }[] = await this.db.query(
+      `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
+         FROM webhook_deliveries WHERE status = 'pending' AND locked_by IS NULL`,
+    );
+    if (next?.due_in_ms === null || next === undefined || this.stopping) return;
+    let dueInMs = next.due_in_ms;
+    if (dueInMs <= 0) {
+      // Due, yet the pass that just ended claimed nothing: held back by a cap (a send ending
+      // wakes us, here or, for another processor's sends, the poll) or by a Slack or Discord
+      // channel's pace or Retry-After. Wake when the first such channel opens, not every few
+      // milliseconds until then.
+      const [held]: { due_in_ms: number | null }[] = await this.db.query(
+        `SELECT (extract(epoch FROM min(e.next_send_at) - now()) * 1000)::integer AS due_in_ms
+           FROM webhook_endpoints e
+          WHERE e.kind <> 'webhook' AND e.next_send_at > now()
+            AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                         WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending'
+                           AND d.locked_by IS NULL AND d.next_attempt_at <= now())`,
+      );
+      if (held?.due_in_ms === null || held === undefined || this.stopping) return;
+      dueInMs = held.due_in_ms;
+    }
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.wake(), Math.max(0, dueInMs) + 5);
+    this.retryTimer.unref();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.database.url });
+    client.on('notification', () => this.wake());
+    client.on('error', (error) => {
+      this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back.`);
+      if (this.listener === client) this.listener = null;
+      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.listener = client;
+    } catch (error) {
+      this.logger.warn(`Could not LISTEN (${(error as Error).message}); polling, and trying again.`);
+      await client.end().catch(() => {});
+      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
+    }
+  }
+
+  /** Claims what the scheduler allows into this process's free slots and starts sending it. */
+  private async claimAndSend(): Promise<number> {
+    const free = this.slots - this.inFlight.size;
+    if (free <= 0 || this.stopping) return 0;
+    const claimed = await this.scheduler.claim(free);
+    for (const sendable of claimed) this.start(sendable);
+    return claimed.length;
+  }
+
+  private start(sendable: Sendable): void {
+    const task = this.attempt(sendable)
+      .catch(async (error) => {
+        this.logger.error(`Delivery ${sendable.delivery.id}: its attempt could not be recorded: ${(error as Error).message}`);
+        await this.recorder.release(sendable.delivery).catch(() => {}); // else the lease's end frees it
+      })
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.wake();
+      });
+    this.inFlight.add(task);
+  }
+
+  private async attempt(sendable: Sendable): Promise<void> {
+    const at = new Date();
+    const outcome = await this.channels.get(sendable.kind)!.send(sendable.delivery, sendable.endpoint);
+    await this.recorder.record(sendable, at, outcome);
+    this.report(sendable, outcome);
+  }
+
+  /** One log line and the metrics of an attempt. Never the URL: for Slack and Discord it is a secret. */
+  private report({ delivery, kind }: Sendable, outcome: Outcome): void {
+    this.metrics.deliveryAttempts.inc({ kind, outcome: outcome.ok ? 'success' : 'failure' });
+    if (outcome.ok) {
+      this.metrics.deliveryLatency.observe({ kind }, (Date.now() - new Date(delivery.event_created_at).getTime()) / 1000);
+    }
+    const line = {
+      msg: 'delivery attempt',
+      delivery_id: delivery.id,
+      workspace_id: delivery.workspace_id,
+      endpoint_id: delivery.endpoint_id,
+      kind,
+      event_type: delivery.event_type,
+      attempt: delivery.attempt_count + 1,
+      outcome: outcome.ok ? 'success' : 'failure',
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      duration_ms: outcome.durationMs,
+    };
+    if (outcome.ok) this.logger.log(line);
+    else this.logger.warn(line);
+  }
+}

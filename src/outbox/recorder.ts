@@ -1,0 +1,158 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { updateReturning } from '../database/queries';
+import { EndpointsService } from '../webhooks/endpoints.service';
+import { ClaimedDelivery, isChat, Outcome, Sendable } from './channel';
+import { Lease } from './lease';
+
+/** Failures in a row after which an endpoint is turned off. */
+export const MAX_CONSECUTIVE_FAILURES = 20;
+/** Slack and Discord: at most one message per second per channel. */
+export const CHAT_PACE_MS = 1_000;
+
+/**
+ * Writes down what became of each claimed delivery: its attempt row, then delivered, a retry on
+ * the schedule, or its end; and for its endpoint the failures in a row (which turn it off at 20)
+ * and a chat channel's pace. Only the lease's owner moves a delivery on.
+ */
+@Injectable()
+export class Recorder {
+  private readonly logger = new Logger('Outbox');
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly endpoints: EndpointsService,
+    private readonly lease: Lease,
+  ) {}
+
+  /**
+   * Records an attempt and what follows from it: a failure is retried on the schedule (a 429 from
+   * Slack or Discord after the wait it asked for), 404 or 410 from Slack or Discord turns the
+   * endpoint off at once, and 20 failures in a row turn any endpoint off. A delivery that was
+   * under way when its endpoint was turned off keeps its outcome if it arrived, and is cancelled
+   * if it did not; one whose endpoint was deleted meanwhile has nothing left to record.
+   */
+  async record({ delivery, kind, endpoint }: Sendable, at: Date, outcome: Outcome): Promise<void> {
+    const attempts = delivery.attempt_count + 1;
+    const ended = new Date(at.getTime() + outcome.durationMs);
+    const key = [delivery.workspace_id, delivery.id];
+    await this.db.transaction(async (manager) => {
+      // Locked first: deleting the endpoint (and with it this row) waits until the attempt is written.
+      const [row]: { locked_by: string | null }[] = await manager.query(
+        `SELECT locked_by FROM webhook_deliveries WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+        key,
+      );
+      if (!row) return;
+      await manager.query(
+        `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [...key, at, outcome.durationMs, outcome.statusCode, outcome.error, outcome.responseBody],
+      );
+      // Slack and Discord say how long to wait; a day at most, whatever they say.
+      const waitMs =
+        isChat(kind) && outcome.statusCode === 429 && outcome.retryAfterMs !== null ? Math.min(outcome.retryAfterMs, 86_400_000) : null;
+      if (endpoint && isChat(kind)) {
+        // The channel's next message leaves a second after this one ended (so they also arrive a
+        // second apart), or after the wait a 429 asked for.
+        await manager.query(
+          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz + $4 * interval '1 millisecond')
+            WHERE workspace_id = $1 AND id = $2`,
+          [delivery.workspace_id, endpoint.id, ended, Math.max(CHAT_PACE_MS, waitMs ?? 0)],
+        );
+      }
+      if (row.locked_by !== this.lease.owner) return; // the lease ran out and another processor owns it now
+      if (outcome.ok) {
+        await manager.query(
+          `UPDATE webhook_deliveries SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = $3,
+                  next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+            WHERE workspace_id = $1 AND id = $2`,
+          [...key, attempts],
+        );
+        if (endpoint) {
+          await manager.query(
+            `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE workspace_id = $1 AND id = $2 AND consecutive_failures <> 0`,
+            [delivery.workspace_id, endpoint.id],
+          );
+        }
+        return;
+      }
+      const delay = this.config.webhookRetrySchedule[attempts - 1];
+      const next = delay === undefined ? null : Math.max(delay, waitMs ?? 0);
+      await manager.query(
+        `UPDATE webhook_deliveries
+            SET attempt_count = $3, locked_by = NULL, locked_until = NULL,
+                status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
+                reason = CASE WHEN $4::bigint IS NULL THEN 'retries_exhausted' END,
+                next_attempt_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE $5::timestamptz + $4 * interval '1 millisecond' END
+          WHERE workspace_id = $1 AND id = $2`,
+        [...key, attempts, next, ended],
+      );
+      if (!endpoint) return;
+      const ref = { workspaceId: delivery.workspace_id, id: endpoint.id };
+      const [counted] = await updateReturning<{ consecutive_failures: number; enabled: boolean }>(
+        manager,
+        `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
+          WHERE workspace_id = $1 AND id = $2 RETURNING consecutive_failures, enabled`,
+        [ref.workspaceId, ref.id],
+      );
+      let off = !counted?.enabled;
+      if (!off && isChat(kind) && (outcome.statusCode === 404 || outcome.statusCode === 410)) {
+        // The channel or its webhook is gone: retrying cannot help.
+        await this.endpoints.disable(manager, ref, 'gone');
+        this.logger.warn(`Endpoint ${endpoint.id} turned off: ${kind} answered ${outcome.statusCode}.`);
+        off = true;
+      } else if (!off && counted!.consecutive_failures >= MAX_CONSECUTIVE_FAILURES) {
+        await this.endpoints.disable(manager, ref, 'consecutive_failures');
+        this.logger.warn(`Endpoint ${endpoint.id} turned off after ${MAX_CONSECUTIVE_FAILURES} failures in a row.`);
+        off = true;
+      }
+      // Turned off now, or while this attempt was under way: it is not tried again.
+      if (off) {
+        await manager.query(
+          `UPDATE webhook_deliveries SET status = 'cancelled', reason = 'endpoint_disabled', next_attempt_at = NULL
+            WHERE workspace_id = $1 AND id = $2 AND status = 'pending'`,
+          key,
+        );
+      }
+    });
+  }
+
+  /** Ends a claimed delivery without an attempt. */
+  async finish(delivery: ClaimedDelivery, status: 'failed' | 'cancelled', reason: string): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries SET status = $3, reason = $4, next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+        WHERE workspace_id = $1 AND id = $2 AND locked_by = $5`,
+      [delivery.workspace_id, delivery.id, status, reason, this.lease.owner],
+    );
+  }
+
+  /** Gives claimed deliveries back, untried and uncounted, to be claimed again from `until` on. */
+  async defer(deliveries: ClaimedDelivery[], until: Date): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.db.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = $3, locked_by = NULL, locked_until = NULL
+        WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) AND locked_by = $4`,
+      [deliveries.map((d) => d.workspace_id), deliveries.map((d) => d.id), until, this.lease.owner],
+    );
+  }
+
+  /**
+   * After an attempt whose outcome could not be recorded: counts it and tries again on the
+   * schedule (failed when spent), so that a delivery never loops unrecorded.
+   */
+  async release(delivery: ClaimedDelivery): Promise<void> {
+    const delay = this.config.webhookRetrySchedule[delivery.attempt_count];
+    await this.db.query(
+      `UPDATE webhook_deliveries
+          SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
+              status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
+              reason = CASE WHEN $4::bigint IS NULL THEN 'retries_exhausted' END,
+              next_attempt_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE now() + $4 * interval '1 millisecond' END
+        WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`,
+      [delivery.workspace_id, delivery.id, this.lease.owner, delay ?? null],
+    );
+  }
+}

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import type { Channel, ClaimedDelivery, EndpointTarget, Outcome } from '../outbox/channel';
+import { signatureHeader } from './signature';
+import { USER_AGENT, WebhookSender } from './webhook-sender';
+
+export const isSuccess = (statusCode: number | null) => statusCode !== null && statusCode >= 200 && statusCode < 300;
+
+/** A signed POST to an own server: the body as fanned out, signed afresh at each attempt. */
+@Injectable()
+export class WebhookChannel implements Channel {
+  readonly kind = 'webhook';
+
+  constructor(private readonly sender: WebhookSender) {}
+
+  async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
+    const result = await this.sender.post(
+      endpoint.url,
+      {
+        'Content-Type': 'application/json',
+        'User-Agent': USER_AGENT,
+        'Chorus-Event': delivery.event_type,
+        'Chorus-Delivery': delivery.id,
+        'Chorus-Signature': signatureHeader(delivery.body, endpoint.secrets, new Date()),
+      },
+      delivery.body,
+    );
+    return { ...result, ok: isSuccess(result.statusCode) };
+  }
+}
