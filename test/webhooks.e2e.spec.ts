@@ -382,6 +382,8 @@ describe('webhooks', () => {
         for (const delivery of listed) {
           expect(delivery).toEqual({
             id: expect.stringMatching(UUID_V4),
+            channel: 'webhook',
+            endpoint_id: expect.any(String),
             event_type: expect.any(String),
             status: 'delivered',
             reason: null,

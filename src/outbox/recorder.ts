@@ -35,7 +35,13 @@ export class Recorder {
    * under way when its endpoint was turned off keeps its outcome if it arrived, and is cancelled
    * if it did not; one whose endpoint was deleted meanwhile has nothing left to record.
    */
-  async record({ delivery, kind, endpoint }: Sendable, at: Date, outcome: Outcome): Promise<void> {
+  async record(sendable: Sendable, at: Date, outcome: Outcome): Promise<void> {
+    // Most attempts succeed and change nothing but their own rows: those are written together.
+    if (outcome.ok && !isChat(sendable.kind)) return this.successes.add({ sendable, at, outcome });
+    return this.recordOne(sendable, at, outcome);
+  }
+
+  private async recordOne({ delivery, kind, endpoint }: Sendable, at: Date, outcome: Outcome): Promise<void> {
     const attempts = delivery.attempt_count + 1;
     const ended = new Date(at.getTime() + outcome.durationMs);
     const key = [delivery.workspace_id, delivery.id];
@@ -120,6 +126,60 @@ export class Recorder {
     });
   }
 
+  private readonly successes = new Batch<{ sendable: Sendable; at: Date; outcome: Outcome }>((items) => this.recordSuccesses(items));
+
+  /**
+   * Successful attempts to own servers and voter emails, in one transaction: their attempt rows,
+   * `delivered`, and their endpoints' failures in a row back to 0, as `recordOne` would write
+   * each of them.
+   */
+  private async recordSuccesses(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
+    const keys = [items.map((i) => i.sendable.delivery.workspace_id), items.map((i) => i.sendable.delivery.id)];
+    await this.db.transaction(async (manager) => {
+      const rows: { id: string; locked_by: string | null }[] = await manager.query(
+        `SELECT id, locked_by FROM webhook_deliveries
+          WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) ORDER BY id FOR UPDATE`,
+        keys,
+      );
+      const owner = new Map(rows.map((row) => [row.id, row.locked_by]));
+      const present = items.filter((i) => owner.has(i.sendable.delivery.id));
+      if (present.length === 0) return;
+      await manager.query(
+        `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::integer[], $5::integer[], $6::text[], $7::text[])`,
+        [
+          present.map((i) => i.sendable.delivery.workspace_id),
+          present.map((i) => i.sendable.delivery.id),
+          present.map((i) => i.at.toISOString()),
+          present.map((i) => i.outcome.durationMs),
+          present.map((i) => i.outcome.statusCode),
+          present.map((i) => i.outcome.error),
+          present.map((i) => i.outcome.responseBody),
+        ],
+      );
+      const owned = present.filter((i) => owner.get(i.sendable.delivery.id) === this.lease.owner);
+      if (owned.length === 0) return;
+      await manager.query(
+        `UPDATE webhook_deliveries d SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = u.attempts,
+                next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+           FROM unnest($1::uuid[], $2::uuid[], $3::integer[]) AS u(workspace_id, id, attempts)
+          WHERE d.workspace_id = u.workspace_id AND d.id = u.id`,
+        [
+          owned.map((i) => i.sendable.delivery.workspace_id),
+          owned.map((i) => i.sendable.delivery.id),
+          owned.map((i) => i.sendable.delivery.attempt_count + 1),
+        ],
+      );
+      const endpoints = owned.filter((i) => i.sendable.endpoint);
+      if (endpoints.length === 0) return;
+      await manager.query(
+        `UPDATE webhook_endpoints SET consecutive_failures = 0
+          WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) AND consecutive_failures <> 0`,
+        [endpoints.map((i) => i.sendable.delivery.workspace_id), endpoints.map((i) => i.sendable.endpoint!.id)],
+      );
+    });
+  }
+
   /** Ends a claimed delivery without an attempt. */
   async finish(delivery: ClaimedDelivery, status: 'failed' | 'cancelled', reason: string): Promise<void> {
     await this.db.query(
@@ -154,5 +214,42 @@ export class Recorder {
         WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`,
       [delivery.workspace_id, delivery.id, this.lease.owner, delay ?? null],
     );
+  }
+}
+
+/**
+ * Gathers what arrives while one write is under way (or in the same turn of the event loop) and
+ * writes it together: each caller's promise settles with the write that carried its item.
+ */
+class Batch<T> {
+  private waiting: { item: T; done: (error?: unknown) => void }[] = [];
+  private writing = false;
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<void>,
+    private readonly max = 256,
+  ) {}
+
+  add(item: T): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ item, done: (error) => (error ? reject(error) : resolve()) });
+      if (!this.writing) {
+        this.writing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const taken = this.waiting.splice(0, this.max);
+      try {
+        await this.write(taken.map((w) => w.item));
+        for (const w of taken) w.done();
+      } catch (error) {
+        for (const w of taken) w.done(error);
+      }
+    }
+    this.writing = false;
   }
 }

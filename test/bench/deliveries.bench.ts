@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 /**
  * Webhook deliveries end to end: creates BENCH_EVENTS posts (default 2,000) through
  * PostsService.create, each committing a `post.created` event, and lets the outbox processor
@@ -23,147 +22,51 @@ import { randomBytes } from 'node:crypto';
  * whole request. The post's id, in the body's data.post.id, pairs them. The commit is stamped
  * when this (busy) process sees it, so a few latencies may come out slightly negative.
  */
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { Client } from 'pg';
+import type { ChildProcess } from 'node:child_process';
 import { DataSource } from 'typeorm';
-import { createApp } from '../../src/app';
-import { BoardsService } from '../../src/boards/boards.service';
-import { loadConfig } from '../../src/config/app-config';
 import { PostsService } from '../../src/posts/posts.service';
 import { EndpointsService } from '../../src/webhooks/endpoints.service';
-import { WorkspacesService } from '../../src/workspaces/workspaces.service';
+import {
+  benchEnv,
+  closeApi,
+  firstArrivals,
+  freshDatabase,
+  log,
+  pct,
+  Receiver,
+  seedWorkspace,
+  sleep,
+  startApi,
+  startReceiver,
+  startWorker,
+  stopProcess,
+  waitFor,
+} from './support';
 
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'chorus_bench_deliveries';
 const N = Number(process.env.BENCH_EVENTS ?? 2_000);
 const BACKLOG_WORKERS = Number(process.env.BENCH_WORKERS ?? 0);
 const WORKERS = process.env.BENCH_BACKLOG === 'true' ? Math.max(1, BACKLOG_WORKERS) : BACKLOG_WORKERS;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const RECEIVER_DELAY_MS = Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0);
-const KEEP = process.env.BENCH_KEEP === 'true';
 const BACKLOG = process.env.BENCH_BACKLOG === 'true';
 const WARMUP = BACKLOG ? 0 : 50;
-const TIMEOUT_MS = 10_000; // the product's default WEBHOOK_TIMEOUT_MS
-
-const log = (...args: unknown[]) => console.log(...args);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-
-/** The receiver, in a process of its own so that its answers do not wait on the bench. */
-const RECEIVER = `
-const http = require('node:http');
-const delayMs = Number(process.argv[1]);
-const arrivals = [];
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (chunk) => chunks.push(chunk));
-  req.on('end', () => {
-    const at = Date.now();
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    arrivals.push([Number(body.data.post.id), at, String(req.headers['chorus-delivery'])]);
-    const answer = () => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
-    if (delayMs > 0) setTimeout(answer, delayMs);
-    else answer();
-  });
-  req.on('error', () => {});
-  res.on('error', () => {});
-});
-server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-process.on('message', (m) => {
-  if (m === 'count') process.send({ count: arrivals.length });
-  if (m === 'report') process.send({ arrivals });
-  if (m === 'reset') arrivals.length = 0;
-});
-process.on('disconnect', () => process.exit(0));
-`;
-
-interface Receiver {
-  url: string;
-  count(): Promise<number>;
-  report(): Promise<[number, number, string][]>;
-  reset(): void;
-  stop(): void;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const child = spawn(process.execPath, ['-e', RECEIVER, String(RECEIVER_DELAY_MS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = <T>(question: string, key: string) =>
-    new Promise<T>((resolve) => {
-      const on = (m: Record<string, unknown>) => {
-        if (key in m) {
-          child.off('message', on);
-          resolve(m[key] as T);
-        }
-      };
-      child.on('message', on);
-      child.send(question);
-    });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
-    child.once('message', (m: { port: number }) => resolve(m.port));
-  });
-  return {
-    url: `http://127.0.0.1:${port}/hooks/chorus`,
-    count: () => ask<number>('count', 'count'),
-    report: () => ask<[number, number, string][]>('report', 'arrivals'),
-    reset: () => child.send('reset'),
-    stop: () => child.kill('SIGTERM'),
-  };
-}
-
-/** Starts a worker process and resolves once it runs. */
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'src', 'worker.js')], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const seen = (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes('Outbox processor running')) resolve(child);
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${output}`)));
-  });
-}
 
 async function waitForArrivals(receiver: Receiver, n: number, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while ((await receiver.count()) < n) {
-    if (Date.now() - started > timeoutMs) throw new Error(`only ${await receiver.count()} of ${n} deliveries arrived in ${timeoutMs} ms`);
-    await sleep(20);
+  if (!(await waitFor(async () => (await receiver.count()) >= n, timeoutMs))) {
+    throw new Error(`only ${await receiver.count()} of ${n} deliveries arrived in ${timeoutMs} ms`);
   }
 }
 
 async function main() {
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DB_NAME}`);
-  const dbUrl = withDb(SERVER_URL, DB_NAME);
-  const receiver = await startReceiver();
-  const env = {
-    DATABASE_URL: dbUrl,
-    BASE_URL: 'https://chorus.bench',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-  };
-  const config = loadConfig({ ...env, RUN_WORKER: WORKERS === 0 ? 'true' : 'false', LOG_LEVEL: 'warn' });
-  const app = await createApp(config, { url: dbUrl, embedded: false, close: async () => {} });
-  await app.init();
+  const database = await freshDatabase(DB_NAME);
+  const receiver = await startReceiver(RECEIVER_DELAY_MS);
+  const env = benchEnv(database.url);
+  const app = await startApi(env, WORKERS === 0);
   const workers: ChildProcess[] = [];
   try {
-    const slug = 'bench';
-    const workspace = await app.get(WorkspacesService).create({ name: 'Bench', slug, plan: 'business' });
-    const member = await app.get(WorkspacesService).addPerson(workspace.id, { kind: 'member', name: 'Olive Owner', email: `owner@${slug}.example` });
-    await app.get(BoardsService).create(slug, { slug: 'ideas', name: 'Ideas' });
-    await app.get(EndpointsService).create({ workspaceId: workspace.id, plan: 'business' }, { url: receiver.url, events: ['post.created'] });
-    const actor = { workspaceId: workspace.id, workspaceSlug: slug, personId: member.id };
+    const actor = await seedWorkspace(app, 'bench', 'business');
+    await app.get(EndpointsService).create({ workspaceId: actor.workspaceId, plan: 'business' }, { url: receiver.url, events: ['post.created'] });
     const startWorkers = async () => workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => startWorker(env)))));
     if (!BACKLOG) await startWorkers();
     log(
@@ -207,12 +110,9 @@ async function main() {
     await sleep(200); // late duplicates, if any
     const arrivals = await receiver.report();
 
-    const firstArrival = new Map<number, number>();
+    const firstArrival = firstArrivals(arrivals);
     const perDelivery = new Map<string, number>();
-    for (const [postId, at, delivery] of arrivals) {
-      if (!firstArrival.has(postId)) firstArrival.set(postId, at);
-      perDelivery.set(delivery, (perDelivery.get(delivery) ?? 0) + 1);
-    }
+    for (const [, , delivery] of arrivals) perDelivery.set(delivery, (perDelivery.get(delivery) ?? 0) + 1);
     const missing = [...committed.keys()].filter((id) => !firstArrival.has(id));
     const duplicates = [...perDelivery.values()].filter((n) => n > 1).length;
     const latencies = [...committed].filter(([id]) => firstArrival.has(id)).map(([id, at]) => firstArrival.get(id)! - at).sort((a, b) => a - b);
@@ -244,13 +144,10 @@ async function main() {
     );
     if (missing.length > 0 || duplicates > 0) process.exitCode = 1;
   } finally {
-    await Promise.all(
-      workers.map((w) => new Promise((resolve) => (w.exitCode !== null ? resolve(null) : (w.once('exit', resolve), w.kill('SIGTERM'))))),
-    );
-    await app.close();
-    receiver.stop();
-    if (!KEEP) await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-    await admin.end();
+    await Promise.all(workers.map((w) => stopProcess(w)));
+    await closeApi(app);
+    await receiver.stop();
+    await database.drop();
   }
 }
 
