@@ -16,6 +16,8 @@ const root = join(__dirname, '..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 /** A deployment's address: Redocly rightly warns about a document whose server is localhost. */
 const BASE_URL = 'https://feedback.acme.test';
+/** The linters and tsc are whole programs of their own: on a busy 2-core machine each takes a while. */
+const TOOL_TIMEOUT = 180_000;
 
 /** The README's snippet under a heading, as written. */
 function readmeSnippet(heading: string, language: string): string {
@@ -78,7 +80,7 @@ describe('the OpenAPI document, through public tools', () => {
     ).catch((error) => error);
     const results = JSON.parse(stdout) as { code: string; message: string; path: string[] }[];
     expect(results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`)).toEqual([]);
-  });
+  }, TOOL_TIMEOUT);
 
   it('passes Redocly (recommended) with no error and no warning', async () => {
     writeFileSync(join(dir, 'redocly.yaml'), 'extends:\n  - recommended\n');
@@ -91,7 +93,7 @@ describe('the OpenAPI document, through public tools', () => {
     const problems = report.problems.map((p: any) => `${p.severity} ${p.ruleId}: ${p.message}`);
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-  });
+  }, TOOL_TIMEOUT);
 
   it('gives openapi-typescript types that the README\'s calls and delivery check compile against', async () => {
     await run(bin('openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'chorus-api.d.ts')]);
@@ -125,7 +127,7 @@ describe('the OpenAPI document, through public tools', () => {
       (error) => error,
     );
     expect(stdout).toBe('');
-  });
+  }, TOOL_TIMEOUT);
 
   it('the README\'s calls run as written on a fresh workspace, each id taken from an earlier answer', async () => {
     const ws = await createWorkspace(t.app);
