@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { EVENT_TYPES } from './outbox-event.entity';
 import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
-import { ATTEMPT_ERRORS, AttemptError } from './webhook-sender';
+import { ATTEMPT_ERRORS, AttemptError } from './attempt-errors';
 
 export const CHANNELS = ['webhook', 'slack', 'discord', 'email'] as const;
 export type Channel = (typeof CHANNELS)[number];

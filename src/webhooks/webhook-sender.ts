@@ -5,26 +5,10 @@ import { AxiosError } from 'axios';
 import { firstValueFrom } from 'rxjs';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { safeAgents } from './address-guard';
+import type { AttemptError } from './attempt-errors';
 
 export const RESPONSE_BODY_LIMIT = 2048;
 export const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
-
-/**
- * Every class of failure an attempt records when there was no usable answer; typed, so that
- * a new class cannot be recorded without being documented (the API's attempt `error`).
- */
-export const ATTEMPT_ERRORS = [
-  'timeout',
-  'connection_refused',
-  'connection_reset',
-  'dns_error',
-  'tls_error',
-  'unsafe_target',
-  'network_error',
-  'smtp_error',
-  'secret_unreadable',
-] as const;
-export type AttemptError = (typeof ATTEMPT_ERRORS)[number];
 
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */
