@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
-import { jsonBody, queryValues, requestId } from './common/http-middleware';
+import { jsonBody, requestId } from './common/http-middleware';
 import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
 import { httpMetrics } from './metrics/http-metrics.middleware';
@@ -18,11 +18,12 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Express would hash every GET body for an ETag that no client of this API sends back.
+  app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestId);
   app.use(httpMetrics(app.get(MetricsService)));
   app.use(jsonBody);
-  app.use(queryValues);
   serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);
   return app;

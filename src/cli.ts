@@ -217,7 +217,7 @@ async function run(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
-  const database = await openDatabaseTarget(config);
+  const database = await openDatabaseTarget(config, { joinRunning: true });
   let app: INestApplicationContext | undefined;
   try {
     app = await NestFactory.createApplicationContext(CoreModule.forRoot(config, database), { logger: ['error'] });

@@ -19,7 +19,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [
         ConfigModule.forRoot(config, database),
-        TypeOrmModule.forRoot(dataSourceOptions(database.url, database.embedded)),
+        TypeOrmModule.forRoot(dataSourceOptions(database.url, database.embedded, config.databaseStatementTimeoutMs)),
         WorkspacesModule,
         AuthModule,
         BoardsModule,

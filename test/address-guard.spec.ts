@@ -1,15 +1,45 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { AppError } from '../src/common/app-error';
 import {
+  TargetGuard,
   UnsafeTargetError,
+  attemptRefusal,
   checkTargetUrl,
   isPublicUnicast,
   safeAgents,
   safeLookup,
 } from '../src/webhooks/address-guard';
+import { NameResolver } from '../src/webhooks/name-resolver';
+import { TestDnsServer } from './support/dns-server';
 
-// No outside network here: nothing in this file connects anywhere but 127.0.0.1.
+// No outside network here: nothing in this file connects anywhere but 127.0.0.1, and names
+// resolve through a DNS server on a local port.
+
+let dns: TestDnsServer;
+let resolver: NameResolver;
+
+beforeAll(async () => {
+  dns = await TestDnsServer.start({
+    records: {
+      'public.test': ['93.184.216.34'],
+      'internal.test': ['10.1.2.3'],
+      'mixed.test': ['8.8.8.8', '172.18.0.2'],
+      'v6internal.test': ['93.184.216.34', 'fd12::7'],
+      'loop.test': ['127.0.0.1'],
+    },
+    silent: (name) => name.endsWith('.hang.test'),
+  });
+  resolver = new NameResolver({ servers: [dns.address], timeoutMs: 400 });
+});
+
+afterAll(async () => {
+  resolver.close();
+  await dns.close();
+});
+
+const guard = (allowPrivate: boolean): TargetGuard => ({ allowPrivate, resolver, workspaceId: 'ws-guard-test' });
 
 describe('isPublicUnicast', () => {
   it.each([
@@ -56,9 +86,9 @@ describe('isPublicUnicast', () => {
   });
 });
 
-async function refusal(url: string, options = { allowPrivate: false }): Promise<AppError> {
+async function refusal(url: string, allowPrivate = false): Promise<AppError> {
   try {
-    await checkTargetUrl(url, options);
+    await checkTargetUrl('webhook', url, guard(allowPrivate));
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     return error as AppError;
@@ -89,50 +119,97 @@ describe('checkTargetUrl (at save)', () => {
       'https://169.254.169.254/latest/meta-data',
       'url: must be a public address (169.254.169.254 is link-local)',
     ],
-    [
-      'https://localhost/',
-      'url: must resolve to public addresses only (localhost resolves to',
-    ],
+    ['https://localhost/', 'url: must resolve to public addresses only (localhost does not)'],
+    ['https://internal.test/hook', 'url: must resolve to public addresses only (internal.test does not)'],
+    ['https://nowhere.test/hook', 'url: does not resolve (nowhere.test)'],
   ])('refuses %s', async (url, message) => {
     const error = await refusal(url);
     expect(error.code).toBe('invalid_request');
     expect(error.status).toBe(400);
     expect(error.message.startsWith('url: ')).toBe(true);
-    expect(error.message.startsWith(message)).toBe(true);
+    expect(error.message).toBe(message);
   });
 
-  it('says which loopback address localhost resolved to', async () => {
-    const error = await refusal('https://localhost/');
-    expect(error.message).toMatch(/resolves to (127\.0\.0\.1|::1), which is loopback\)$/);
+  it('never names a resolved address in the message; the server log has it', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      for (const [url, address] of [
+        ['https://internal.test/', '10.1.2.3'],
+        ['https://mixed.test/', '172.18.0.2'],
+        ['https://v6internal.test/', 'fd12::7'],
+        ['https://loop.test/', '127.0.0.1'],
+      ]) {
+        const error = await refusal(url);
+        expect(error.message).toBe(`url: must resolve to public addresses only (${new URL(url).hostname} does not)`);
+        expect(error.message).not.toContain(address);
+        expect(warn).toHaveBeenLastCalledWith(expect.stringContaining(`resolves to ${address}`));
+        expect(warn.mock.lastCall?.[0]).toContain('ws-guard-test');
+      }
+    } finally {
+      warn.mockRestore();
+    }
   });
 
-  it('accepts a public IP literal without DNS or connecting', async () => {
-    await expect(checkTargetUrl('https://8.8.8.8/hook', { allowPrivate: false })).resolves.toBeUndefined();
-    await expect(
-      checkTargetUrl('https://[2606:4700:4700::1111]/hook', { allowPrivate: false }),
-    ).resolves.toBeUndefined();
+  it('answers a name whose server never answers with a clean 400 after DNS_TIMEOUT_MS', async () => {
+    const started = Date.now();
+    const error = await refusal('https://slow.hang.test/hook');
+    expect(error.code).toBe('invalid_request');
+    expect(error.message).toBe('url: slow.hang.test did not resolve within 400 ms; try again later');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
-  it('allows http and private targets only with allowPrivate', async () => {
-    await expect(checkTargetUrl('http://127.0.0.1:1234/x', { allowPrivate: true })).resolves.toBeUndefined();
-    await expect(checkTargetUrl('https://localhost/x', { allowPrivate: true })).resolves.toBeUndefined();
-    expect((await refusal('ftp://x', { allowPrivate: true })).message).toBe('url: must use http or https');
-    expect((await refusal('not a url', { allowPrivate: true })).message).toBe('url: must be a valid URL');
-    const strict = await refusal('http://127.0.0.1:1234/x', { allowPrivate: false });
+  it('accepts a public IP literal, or a name with only public addresses, without connecting', async () => {
+    await expect(checkTargetUrl('webhook', 'https://8.8.8.8/hook', guard(false))).resolves.toBeUndefined();
+    await expect(checkTargetUrl('webhook', 'https://[2606:4700:4700::1111]/hook', guard(false))).resolves.toBeUndefined();
+    await expect(checkTargetUrl('webhook', 'https://public.test/hook', guard(false))).resolves.toBeUndefined();
+    expect(dns.queriesFor('public.test').length).toBeGreaterThan(0);
+  });
+
+  it('allows http and private targets only with allowPrivate, and then makes no lookup', async () => {
+    const before = dns.queries.length;
+    await expect(checkTargetUrl('webhook', 'http://127.0.0.1:1234/x', guard(true))).resolves.toBeUndefined();
+    await expect(checkTargetUrl('webhook', 'https://localhost/x', guard(true))).resolves.toBeUndefined();
+    await expect(checkTargetUrl('webhook', 'https://internal.test/x', guard(true))).resolves.toBeUndefined();
+    expect(dns.queries.length).toBe(before);
+    expect((await refusal('ftp://x', true)).message).toBe('url: must use http or https');
+    expect((await refusal('not a url', true)).message).toBe('url: must be a valid URL');
+    const strict = await refusal('http://127.0.0.1:1234/x', false);
     expect(strict.message).toBe('url: must use https');
   });
+});
 
-  it('can require https even when private targets are allowed', async () => {
-    await expect(
-      checkTargetUrl('http://127.0.0.1/', { allowPrivate: true, requireHttps: true }),
-    ).rejects.toMatchObject({ message: 'url: must use https' });
+describe('attemptRefusal (at every attempt)', () => {
+  it.each([
+    ['webhook', 'http://127.0.0.1:8080/hook'],
+    ['webhook', 'http://public.test/hook'],
+    ['slack', 'http://127.0.0.1:8080/services/T0/B0/X'],
+    ['slack', 'https://chat.example.com/services/T0/B0/X'],
+    ['discord', 'https://chat.example.com/api/webhooks/1/abc?wait=true'],
+  ] as const)('refuses %s %s once the switch is off', (kind, url) => {
+    expect(attemptRefusal(kind, url, true)).toBeNull();
+    expect(attemptRefusal(kind, url, false)).toBe('unsafe_target');
+  });
+
+  it.each([
+    ['webhook', 'https://public.test/hook'],
+    ['slack', 'https://hooks.slack.com/services/T0/B0/XXXX'],
+    ['discord', 'https://discord.com/api/webhooks/123/abc?wait=true'],
+  ] as const)('lets %s %s through to the address check', (kind, url) => {
+    expect(attemptRefusal(kind, url, false)).toBeNull();
+  });
+
+  it('refuses what no switch allows', () => {
+    expect(attemptRefusal('webhook', 'ftp://public.test/', true)).toBe('unsafe_target');
+    expect(attemptRefusal('webhook', 'not a url', true)).toBe('unsafe_target');
+    expect(attemptRefusal('webhook', 'https://user:pw@public.test/hook', true)).toBe('unsafe_target');
   });
 });
 
 describe('safeLookup', () => {
   const lookup = (allowPrivate: boolean, host: string, all: boolean) =>
     new Promise<{ err: Error | null; address: unknown; family?: number }>((resolve) => {
-      safeLookup(allowPrivate)(host, { all }, (err: Error | null, address: unknown, family?: number) =>
+      safeLookup(guard(allowPrivate))(host, { all }, (err: Error | null, address: unknown, family?: number) =>
         resolve({ err, address, family }),
       );
     });
@@ -146,6 +223,21 @@ describe('safeLookup', () => {
   it.each(['127.0.0.1', '::1', '169.254.169.254', '::ffff:127.0.0.1'])('refuses literal %s', async (host) => {
     const { err } = await lookup(false, host, false);
     expect(err).toBeInstanceOf(UnsafeTargetError);
+  });
+
+  it('refuses a name when any of its addresses is not public, naming it only in the error for the log', async () => {
+    const { err } = await lookup(false, 'mixed.test', true);
+    expect(err).toBeInstanceOf(UnsafeTargetError);
+    expect(err?.message).toBe('Refused to connect to mixed.test (172.18.0.2): private address, not public unicast');
+  });
+
+  it('passes a public name, and lookup errors, in the shape asked for', async () => {
+    expect(await lookup(false, 'public.test', false)).toEqual({ err: null, address: '93.184.216.34', family: 4 });
+    expect(await lookup(false, 'public.test', true)).toEqual({ err: null, address: [{ address: '93.184.216.34', family: 4 }] });
+    const missing = await lookup(false, 'nowhere.test', true);
+    expect(missing).toMatchObject({ err: { code: 'ENOTFOUND' }, address: [] });
+    const slow = await lookup(true, 'late.hang.test', false);
+    expect(slow).toMatchObject({ err: { code: 'ETIMEOUT' }, address: '' });
   });
 
   it('answers both callback shapes when allowed', async () => {
@@ -193,7 +285,7 @@ describe('safeAgents (at every connection)', () => {
   it.each(['localhost', '127.0.0.1', '[::ffff:127.0.0.1]'])(
     'refuses http://%s:<port>/ before connecting',
     async (host) => {
-      const { httpAgent } = safeAgents(false);
+      const { httpAgent } = safeAgents(guard(false));
       const result = await get(`http://${host}:${port}/`, httpAgent);
       expect(result.status).toBeUndefined();
       expect(result.error).toBeInstanceOf(UnsafeTargetError);
@@ -202,7 +294,7 @@ describe('safeAgents (at every connection)', () => {
   );
 
   it('refuses 127.0.0.1 over the https agent too, before any TLS', async () => {
-    const { httpsAgent } = safeAgents(false);
+    const { httpsAgent } = safeAgents(guard(false));
     const result = await new Promise<Error | undefined>((resolve) => {
       const https = require('node:https') as typeof import('node:https');
       const req = https.request(`https://127.0.0.1:${port}/`, { agent: httpsAgent }, () => resolve(undefined));
@@ -214,7 +306,7 @@ describe('safeAgents (at every connection)', () => {
   });
 
   it('refuses a Unix socket path', async () => {
-    const { httpAgent } = safeAgents(false);
+    const { httpAgent } = safeAgents(guard(false));
     const result = await new Promise<Error | undefined>((resolve) => {
       const req = http.request({ socketPath: '/tmp/nowhere.sock', path: '/', agent: httpAgent }, () =>
         resolve(undefined),
@@ -225,8 +317,15 @@ describe('safeAgents (at every connection)', () => {
     expect(result).toBeInstanceOf(UnsafeTargetError);
   });
 
-  it.each(['localhost', '127.0.0.1'])('reaches http://%s:<port>/ when private targets are allowed', async (host) => {
-    const { httpAgent } = safeAgents(true);
+  it('refuses a name that resolves to loopback before connecting', async () => {
+    const result = await get(`http://loop.test:${port}/`, safeAgents(guard(false)).httpAgent);
+    expect(result.error).toBeInstanceOf(UnsafeTargetError);
+    expect(hits).toBe(0);
+  });
+
+  // loop.test exists only on the test's DNS server: reaching it shows that connections resolve through the NameResolver.
+  it.each(['localhost', '127.0.0.1', 'loop.test'])('reaches http://%s:<port>/ when private targets are allowed', async (host) => {
+    const { httpAgent } = safeAgents(guard(true));
     const result = await get(`http://${host}:${port}/`, httpAgent);
     expect(result.error).toBeUndefined();
     expect(result.status).toBe(200);

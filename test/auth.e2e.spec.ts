@@ -2,7 +2,8 @@ import { ApiKeysService } from '../src/auth/api-keys.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, TestApp, testDatabaseUrl } from './support/test-app';
+import { Client as PgClient } from 'pg';
 
 describe('authentication and plans', () => {
   let t: TestApp;
@@ -40,6 +41,34 @@ describe('authentication and plans', () => {
     expectError(await api.get('/api/v1/boards', { key: other.key }), 401, 'unauthorized');
     expect((await api.get('/api/v1/boards')).status).toBe(200);
   });
+
+  it('applies a revocation or plan change made by another process at once, although keys are cached', async () => {
+    const other = await createWorkspace(t.app);
+    expect((await api.get('/api/v1/boards', { key: other.key })).status).toBe(200); // now cached
+    // Another process (the CLI, or SQL by hand) changes the database; this instance is not told directly.
+    const elsewhere = new PgClient({ connectionString: testDatabaseUrl() });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query(`UPDATE workspaces SET plan = 'free' WHERE id = $1`, [other.id]);
+      expect(await statusWithin(500, other.key, 403)).toBe(403);
+      await elsewhere.query(`UPDATE workspaces SET plan = 'pro' WHERE id = $1`, [other.id]);
+      expect(await statusWithin(500, other.key, 200)).toBe(200);
+      await elsewhere.query(`UPDATE api_keys SET revoked_at = now() WHERE workspace_id = $1`, [other.id]);
+      expect(await statusWithin(500, other.key, 401)).toBe(401);
+    } finally {
+      await elsewhere.end();
+    }
+  });
+
+  /** The status of GET /boards once it is `wanted`, or the last one after `ms` (the cache lives 30 s). */
+  async function statusWithin(ms: number, key: string, wanted: number): Promise<number> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const { status } = await api.get('/api/v1/boards', { key });
+      if (status === wanted || Date.now() > until) return status;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 
   it('answers 403 plan_required for a free workspace, and 200 once it is on pro', async () => {
     const free = await createWorkspace(t.app, { plan: 'free' });

@@ -6,6 +6,7 @@ import { OutboxProcessor } from '../src/outbox/outbox.processor';
 import { WebhookSender } from '../src/webhooks/webhook-sender';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, expectError } from './support/http';
+import { TestDnsServer } from './support/dns-server';
 import { holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
@@ -18,21 +19,10 @@ import { sleep, until } from './support/wait';
 
 // hooks.slack.com and discord.com must resolve when a Slack or Discord endpoint is saved without
 // WEBHOOK_ALLOW_PRIVATE_TARGETS (the address check at save time). This machine has no outside
-// DNS, so those two names answer public addresses here; every other name resolves as usual.
-// Nothing may connect to them: the test below checks that no connection is attempted.
-const mockLookups: string[] = [];
-jest.mock('node:dns', () => {
-  const actual = jest.requireActual('node:dns');
-  const fake: Record<string, string> = { 'hooks.slack.com': '52.0.0.10', 'discord.com': '162.159.135.232' };
-  const lookup = (host: string, options: any, callback?: any) => {
-    if (!Object.hasOwn(fake, host)) return actual.lookup(host, options, callback);
-    const done = typeof options === 'function' ? options : callback;
-    const all = typeof options === 'object' && options !== null && options.all;
-    mockLookups.push(host);
-    process.nextTick(() => (all ? done(null, [{ address: fake[host], family: 4 }]) : done(null, fake[host], 4)));
-  };
-  return { ...actual, lookup };
-});
+// DNS, so the strict app below asks a DNS server on a local port (DNS_SERVERS), which answers
+// public addresses for those two names. Nothing may connect to them: the test below checks that
+// no connection is attempted.
+const CHAT_HOSTS: Record<string, string[]> = { 'hooks.slack.com': ['52.0.0.10'], 'discord.com': ['162.159.135.232'] };
 
 const ALL_EVENTS = ['post.created', 'post.status_changed', 'comment.created'];
 const ENDPOINT_KEYS = ['consecutive_failures', 'created_at', 'disabled_reason', 'enabled', 'events', 'id', 'kind', 'url'];
@@ -482,7 +472,7 @@ describe('Slack and Discord endpoints', () => {
     expect(list.text).not.toContain('whsec_');
 
     // A chat endpoint has no secret to rotate.
-    expectError(await api.post(`/api/v1/webhook_endpoints/${created.body.data.id}/rotate_secret`), 400, 'invalid_request', /^kind: /);
+    expectError(await api.post(`/api/v1/webhook_endpoints/${created.body.data.id}/rotate_secret`), 400, 'invalid_request', /^path: endpoint \S+ is a slack endpoint; only webhook endpoints have a signing secret$/);
 
     // PATCH to another channel: masked again, the new token never shown.
     const movedUrl = slack.newUrl();
@@ -520,17 +510,21 @@ describe('Slack and Discord endpoints', () => {
 
   describe('without WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
     let strict: TestApp; // the default switch, API only
+    let dns: TestDnsServer;
 
     beforeAll(async () => {
-      strict = await startTestApp();
+      dns = await TestDnsServer.start({ records: CHAT_HOSTS });
+      strict = await startTestApp({ DNS_SERVERS: dns.address });
     });
-    afterAll(() => strict?.close());
+    afterAll(async () => {
+      await strict?.close();
+      await dns?.close();
+    });
 
     it("accepts only Slack and Discord webhook URLs for those kinds, and contacts neither when saving", async () => {
       const { ws, api } = await workspace('pro', strict);
       const connect = jest.spyOn(net.Socket.prototype, 'connect');
       const send = jest.spyOn(WebhookSender.prototype, 'post');
-      mockLookups.length = 0;
       try {
         const post = (kind: string, url: string) => api.post('/api/v1/webhook_endpoints', { kind, url, events: ['post.created'] });
         for (const url of [
@@ -559,10 +553,11 @@ describe('Slack and Discord endpoints', () => {
         expect(slackAnswer.status).toBe(201);
         expect(slackAnswer.body.data).toMatchObject({ kind: 'slack', url: 'https://hooks.slack.com/services/T0/B…', enabled: true });
         expect(slackAnswer.text).not.toContain('XXXX');
-        const discordAnswer = await post('discord', 'https://discord.com/api/webhooks/123/abc');
+        // A token no UUID or timestamp in the answer can contain by chance.
+        const discordAnswer = await post('discord', 'https://discord.com/api/webhooks/123/XYZ');
         expect(discordAnswer.status).toBe(201);
         expect(discordAnswer.body.data).toMatchObject({ kind: 'discord', url: 'https://discord.com/api/webhooks/123…', enabled: true });
-        expect(discordAnswer.text).not.toContain('abc');
+        expect(discordAnswer.text).not.toContain('XYZ');
 
         // PATCH is held to the same rule.
         const path = `/api/v1/webhook_endpoints/${slackAnswer.body.data.id}`;
@@ -571,10 +566,10 @@ describe('Slack and Discord endpoints', () => {
 
         // Saving resolved the names (the address check) and connected to nothing but this test's
         // own loopback servers: no request to Slack or Discord.
-        expect(new Set(mockLookups)).toEqual(new Set(['hooks.slack.com', 'discord.com']));
+        expect(new Set(dns.queries.map((q) => q.name))).toEqual(new Set(['hooks.slack.com', 'discord.com']));
         const targets = connect.mock.calls.map((args) => JSON.stringify(args, (_k, v) => (typeof v === 'function' ? undefined : v)));
         for (const target of targets) expect(target).not.toMatch(/52\.0\.0\.10|162\.159\.135\.232|slack\.com|discord\.com/);
-        expect(send.mock.calls.filter(([url]) => /slack\.com|discord\.com/.test(url))).toEqual([]);
+        expect(send.mock.calls.filter(([target]) => /slack\.com|discord\.com/.test(target.url))).toEqual([]);
         expect(
           await strict.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE workspace_id = $1`, [ws.id]),
         ).toEqual([{ n: 0 }]);

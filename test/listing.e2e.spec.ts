@@ -578,6 +578,38 @@ describe('GET /api/v1/posts: search with q', () => {
     ]);
   });
 
+  it('matches terms of one and two characters inside words, ignoring case', async () => {
+    expect(await q('éC')).toEqual(sorted(['Éclair support', 'Plain title']));
+    expect(await q('XB')).toEqual(sorted(['Rename axb field']));
+    expect(await q('k s')).toEqual(sorted(['Dark mode', 'DARK sidebar']));
+    expect(await q('xb a_b')).toEqual([]);
+    expect(await q('É dark')).toEqual([]);
+  });
+
+  it('finds a match older than the newest thousand posts, frequent terms among the newest too', async () => {
+    const big = await createWorkspace(t.app, { plan: 'business' });
+    const [board] = Object.values(await boardIds(t, big));
+    // 1,200 posts, one minute apart; only the oldest holds "needle" and "q9".
+    await t.db.query(
+      `INSERT INTO posts (workspace_id, board_id, title, body, author_id, created_at, updated_at)
+       SELECT $1, $2, 'Haystack ' || g, CASE WHEN g = 1 THEN 'a needle q9' ELSE 'straw' END, $3,
+              now() - (1200 - g) * interval '1 minute', now() - (1200 - g) * interval '1 minute'
+         FROM generate_series(1, 1200) g`,
+      [big.id, board, big.member.id],
+    );
+    const bigApi = new Client(t.baseUrl, big.key);
+    const titles = async (query: string) =>
+      (await bigApi.get(`/api/v1/posts?${query}`)).body.data.map((p: { title: string }) => p.title);
+    expect(await titles('q=needle')).toEqual(['Haystack 1']);
+    expect(await titles('q=Q9')).toEqual(['Haystack 1']);
+    expect(await titles('q=straw&limit=2')).toEqual(['Haystack 1200', 'Haystack 1199']);
+    const deep = await bigApi.get('/api/v1/posts?q=haystack&limit=100&offset=1100');
+    expect(deep.body.data.map((p: { title: string }) => p.title)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `Haystack ${100 - i}`),
+    );
+    expect(deep.body.has_more).toBe(false);
+  });
+
   it('pages a search', async () => {
     expect(await walk(api, 'q=path&sort=top', 1)).toEqual(sorted(['Windows path', 'Unix path', 'Another path'], 'top'));
   });

@@ -276,7 +276,7 @@ describePg('SIGTERM during a slow request (the built server)', () => {
       expect(typeof line.responseTime).toBe('number');
       if (workspace) expect(line.workspace_id).toBe(ws.id);
       else expect(line.workspace_id).toBeUndefined();
-      if (id !== health.headers.get('request-id')) expect(line.req.headers.authorization).toBe('[redacted]');
+      expect(line.req).toEqual({ id, method: expect.any(String), url: expect.any(String) }); // no headers, so no key
     }
   }, 120_000);
 });
@@ -368,7 +368,7 @@ describe('SIGTERM during a slow upload (the built server, embedded database of i
     for (const id of requestIds) {
       const completed = logged.filter((l) => l.req?.id === id && l.res);
       expect(completed).toHaveLength(1);
-      expect(completed[0].req.headers.authorization).toBe('[redacted]');
+      expect(completed[0].req.headers).toBeUndefined();
       expect(completed[0].workspace_id).toMatch(/^[0-9a-f-]{36}$/);
       workspaces.add(completed[0].workspace_id);
     }

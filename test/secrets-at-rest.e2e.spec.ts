@@ -136,9 +136,9 @@ describe('secrets at rest', () => {
     for (const token of [SLACK_TOKEN, DISCORD_TOKEN, DISCORD_TOKEN_2]) {
       expect(everything).not.toContain(Buffer.from(token).toString('base64').slice(0, 12));
     }
-    const rows: { id: string; kind: string; url_sealed: string; url_shown: string; secret_sealed: string | null; previous_secret_sealed: string | null }[] =
+    const rows: { id: string; kind: string; url_sealed: string; url_shown: string; secret_sealed: string | null; rotated_secrets: { sealed: string }[] }[] =
       await t.db.query(
-        `SELECT id, kind, url_sealed, url_shown, secret_sealed, previous_secret_sealed FROM webhook_endpoints
+        `SELECT id, kind, url_sealed, url_shown, secret_sealed, rotated_secrets FROM webhook_endpoints
           WHERE workspace_id = $1 ORDER BY created_at, id`,
         [workspaceId],
       );
@@ -146,7 +146,7 @@ describe('secrets at rest', () => {
     for (const row of rows) expect(row.url_sealed).toMatch(SEALED);
     expect(rows[0].url_shown).toBe(WEBHOOK_URL);
     expect(rows[0].secret_sealed).toMatch(SEALED);
-    expect(rows[0].previous_secret_sealed).toMatch(SEALED);
+    expect(rows[0].rotated_secrets.map((r) => r.sealed)).toEqual([expect.stringMatching(SEALED)]);
     expect(rows[1].secret_sealed).toBeNull();
     expect(rows[2].secret_sealed).toBeNull();
 
@@ -154,7 +154,7 @@ describe('secrets at rest', () => {
     const box = t.app.get(SecretBox);
     const [web, sl, dc] = rows;
     expect(box.open(web.secret_sealed!, secretContext(web.id))).toBe(secondSecret);
-    expect(box.open(web.previous_secret_sealed!, secretContext(web.id))).toBe(firstSecret);
+    expect(box.open(web.rotated_secrets[0].sealed, secretContext(web.id))).toBe(firstSecret);
     expect(box.open(sl.url_sealed, urlContext(sl.id))).toBe(SLACK_URL);
     expect(box.open(dc.url_sealed, urlContext(dc.id))).toBe(DISCORD_URL_2);
     expect(box.open(web.url_sealed, urlContext(web.id))).toBe(WEBHOOK_URL);

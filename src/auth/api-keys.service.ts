@@ -8,6 +8,7 @@ import type { Caller } from '../common/request-context';
 import { PLANS, isPlan } from '../workspaces/plans';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApiKeyEntity } from './api-key.entity';
+import { CallerCache } from './caller-cache';
 
 export const KEY_PREFIX = 'chorus_key_';
 const BEARER = /^bearer +(\S+) *$/i;
@@ -18,6 +19,7 @@ export class ApiKeysService {
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     private readonly workspaces: WorkspacesService,
+    private readonly callers: CallerCache,
   ) {}
 
   /** Makes a key for a member; the plain key is returned here and never again. */
@@ -44,6 +46,7 @@ export class ApiKeysService {
     const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ id }) : null;
     if (!key) throw new AppError('not_found', `No API key with id ${id}.`);
     if (!key.revokedAt) await this.keys.update({ workspaceId: key.workspaceId, id }, { revokedAt: new Date() });
+    this.callers.clear(); // other processes hear of it through the database (see CallerCache)
   }
 
   /**
@@ -69,12 +72,17 @@ export class ApiKeysService {
   /** The caller a key stands for, or null for an unknown or revoked key. */
   async authenticate(key: string): Promise<Caller | null> {
     if (!key.startsWith(KEY_PREFIX)) return null;
+    const keyHash = hashKey(key);
+    return this.callers.get(keyHash, () => this.lookUp(keyHash));
+  }
+
+  private async lookUp(keyHash: string): Promise<Caller | null> {
     const rows: { key_id: string; created_by: string; workspace_id: string; slug: string; plan: string }[] =
       await this.keys.query(
         `SELECT k.id AS key_id, k.created_by, w.id AS workspace_id, w.slug, w.plan
            FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [hashKey(key)],
+        [keyHash],
       );
     const row = rows[0];
     if (!row) return null;

@@ -16,8 +16,12 @@ function clientNetwork(ip: string | undefined): string {
 }
 
 /**
- * Authenticates an API request, and slows down key guessing: a client address that failed
- * AUTH_FAILURE_LIMIT times within the window gets 429 without its key being looked at.
+ * Authenticates an API request, and slows down key guessing: once a client address has failed
+ * AUTH_FAILURE_LIMIT times within the window, its further failures get 429 instead of 401.
+ * A valid key is always served, whatever its address did: behind a load balancer every client
+ * may share one address, and one client's wrong keys must not lock the others out. A key is 40
+ * random base62 characters (238 bits), so the limit is not what keeps keys from being guessed;
+ * it keeps a guessing client from being told anything quickly.
  */
 @Injectable()
 export class RequestAuthenticator {
@@ -28,17 +32,13 @@ export class RequestAuthenticator {
   ) {}
 
   async authenticate(req: ChorusRequest): Promise<Caller> {
-    const failures = `authfail:${clientNetwork(req.ip)}`;
-    const limit = this.config.authFailureLimit;
-    const before = await this.limits.peek(failures, limit);
-    if (before.count >= limit) throw this.tooManyFailures(before.resetInMs);
     try {
       req.caller = await this.keys.authorize(req.headers.authorization);
       return req.caller;
     } catch (error) {
       if (error instanceof AppError && error.code === 'unauthorized') {
-        const after = await this.limits.take(failures, limit);
-        if (!after.allowed) throw this.tooManyFailures(after.resetInMs);
+        const failures = await this.limits.take(`authfail:${clientNetwork(req.ip)}`, this.config.authFailureLimit);
+        if (!failures.allowed) throw this.tooManyFailures(failures.resetInMs);
       }
       throw error;
     }

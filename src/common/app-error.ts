@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   rate_limited: 429,
   server_error: 500,
+  query_timeout: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

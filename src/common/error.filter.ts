@@ -1,5 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { RequestAuthenticator } from '../auth/request-authenticator';
 import { WorkspaceRateLimiter } from '../rate-limit/workspace-rate-limiter';
 import { AppError, ErrorCode } from './app-error';
@@ -21,6 +23,7 @@ export class ErrorFilter implements ExceptionFilter {
   constructor(
     private readonly authenticator: RequestAuthenticator,
     private readonly limiter: WorkspaceRateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
@@ -38,7 +41,9 @@ export class ErrorFilter implements ExceptionFilter {
           (guardError: unknown) => this.toAppError(guardError, req),
         );
     }
-    if (error.status >= 500) {
+    if (error.code === 'query_timeout') {
+      this.logger.warn(`${req.method} ${req.originalUrl} cancelled by the statement timeout (request ${req.id})`);
+    } else if (error.status >= 500) {
       this.logger.error(
         `${req.method} ${req.originalUrl} failed (request ${req.id})`,
         exception instanceof Error ? exception.stack : String(exception),
@@ -59,6 +64,14 @@ export class ErrorFilter implements ExceptionFilter {
         return new AppError('not_found', `No route for ${req.method} ${req.path}.`);
       }
       return new AppError(code, exception.message);
+    }
+    // 57014: cancelled by statement_timeout. The connection itself is fine and back in the pool.
+    if (exception instanceof QueryFailedError && (exception.driverError as { code?: string })?.code === '57014') {
+      return new AppError(
+        'query_timeout',
+        `The request took longer than the database allows (${this.config.databaseStatementTimeoutMs} ms) and was cancelled. ` +
+          'For a search, use longer or more distinctive terms, or narrow it with board or status; otherwise try again.',
+      );
     }
     return new AppError(
       'server_error',

@@ -1,21 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { NextFunction, Response } from 'express';
 import express from 'express';
 import { AppError } from './app-error';
+import { pooledRandomId } from './random';
 import type { ChorusRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
-/** Query values are checked like bodies: a NUL or a lone surrogate never reaches the database. */
-export function queryValues(req: ChorusRequest, _res: Response, next: NextFunction): void {
-  const problem = valueProblem(req.query, 'body');
-  if (problem) req.bodyError = problem;
-  next();
-}
-
 /** Gives every request an id, answered in the `Request-Id` header and written in logs. */
 export function requestId(req: ChorusRequest, res: Response, next: NextFunction): void {
-  req.id = `req_${randomBytes(12).toString('base64url')}`;
+  req.id = `req_${pooledRandomId(12)}`;
   res.setHeader('Request-Id', req.id);
   next();
 }

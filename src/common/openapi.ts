@@ -114,6 +114,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: '`payload_too_large`: a body over 256 KiB',
   429: '`rate_limited`: over the plan\'s requests per minute, or too many failed authentications; see `Retry-After`',
   500: '`server_error`: our failure; the message carries the request id',
+  503: '`query_timeout`: the database work took longer than the server allows and was cancelled; narrow a search, or try again',
 };
 
 /**
@@ -133,6 +134,13 @@ export const COMMON_ERROR_EXAMPLES: Record<number, Examples> = {
     server_error: errorExample(
       'server_error',
       'Something went wrong on our side. Try again later; if it persists, contact support with request id 5f0c6b1e-8a1d-4f57-9a51-2cf3a4b1e0d7.',
+    ),
+  },
+  503: {
+    query_timeout: errorExample(
+      'query_timeout',
+      'The request took longer than the database allows (5000 ms) and was cancelled. ' +
+        'For a search, use longer or more distinctive terms, or narrow it with board or status; otherwise try again.',
     ),
   },
 };

@@ -1,3 +1,4 @@
+import { Resolver } from 'node:dns';
 import { resolve } from 'node:path';
 import { Transform, plainToInstance } from 'class-transformer';
 import {
@@ -41,6 +42,12 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
   DATABASE_URL?: string;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds (0: no limit)' })
+  @Min(0, { message: 'must be a whole number of milliseconds (0: no limit)' })
+  DATABASE_STATEMENT_TIMEOUT_MS: number = 5_000;
 
   @IsOptional()
   @IsString()
@@ -133,11 +140,23 @@ export class EnvironmentVariables {
   @IsInt({ message: 'must be a whole number' })
   @Min(1, { message: 'must be at least 1' })
   OUTBOX_ENDPOINT_CONCURRENCY: number = 16;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number of milliseconds' })
+  @Min(1, { message: 'must be a whole number of milliseconds' })
+  DNS_TIMEOUT_MS: number = 3_000;
+
+  @IsOptional()
+  @IsString()
+  DNS_SERVERS?: string;
 }
 
 export interface AppConfig {
   port: number;
   databaseUrl: string | undefined;
+  /** Every statement of the API and the worker is cancelled past this (0: never); not migrations. */
+  databaseStatementTimeoutMs: number;
   dataDir: string;
   redisUrl: string | undefined;
   /** The window of the per-workspace request limits and of failed-authentication limits. */
@@ -164,6 +183,10 @@ export interface AppConfig {
   outboxWorkspaceConcurrency: number;
   /** Sends in flight to one healthy endpoint, across every process (one while its circuit is open). */
   outboxEndpointConcurrency: number;
+  /** Name servers for webhook targets (`ip` or `ip:port`); undefined: the system's. */
+  dnsServers: string[] | undefined;
+  /** Upper bound of one lookup of a webhook target, waiting for a lookup slot included. */
+  dnsTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -178,6 +201,24 @@ function shown(name: string, value: string | undefined): string | undefined {
 function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'true' || value === 'false') return value === 'true';
   return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** `1.1.1.1, [2606:4700::1111]:53, 127.0.0.1:5353` as c-ares takes them. */
+function parseDnsServers(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const servers = text.split(',').map((s) => s.trim()).filter(Boolean);
+  try {
+    if (servers.length === 0) throw new Error('empty');
+    // setServers accepts and truncates ports past 65535.
+    if (servers.some((s) => Number(/(?:\]|\.\d+):(\d+)$/.exec(s)?.[1] ?? 53) > 65535)) throw new Error('port');
+    new Resolver().setServers(servers);
+  } catch {
+    throw new ConfigError(
+      `Invalid configuration:\n  DNS_SERVERS=${JSON.stringify(text)}: ` +
+        'must be a comma-separated list of IP addresses, each with an optional :port ([::1]:53 for IPv6)',
+    );
+  }
+  return servers;
 }
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');
@@ -205,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     port: vars.PORT,
     databaseUrl: vars.DATABASE_URL,
+    databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
     dataDir: resolve(vars.DATA_DIR),
     redisUrl: vars.REDIS_URL,
     rateLimitWindowMs: vars.RATE_LIMIT_WINDOW_MS,
@@ -223,6 +265,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     outboxConcurrency: vars.OUTBOX_CONCURRENCY,
     outboxWorkspaceConcurrency: vars.OUTBOX_WORKSPACE_CONCURRENCY,
     outboxEndpointConcurrency: vars.OUTBOX_ENDPOINT_CONCURRENCY,
+    dnsServers: parseDnsServers(vars.DNS_SERVERS),
+    dnsTimeoutMs: vars.DNS_TIMEOUT_MS,
   };
 }
 

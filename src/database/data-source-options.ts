@@ -2,6 +2,10 @@ import { DataSourceOptions } from 'typeorm';
 import { Initial1763740000000 } from '../../migrations/1763740000000-Initial';
 import { WebhookDeliveries1763750000000 } from '../../migrations/1763750000000-WebhookDeliveries';
 import { FairOutbox1763760000000 } from '../../migrations/1763760000000-FairOutbox';
+import { DeliveriesByEventTime1763770000000 } from '../../migrations/1763770000000-DeliveriesByEventTime';
+import { RotatedSecrets1763770001000 } from '../../migrations/1763770001000-RotatedSecrets';
+import { CallerChanges1763790000000 } from '../../migrations/1763790000000-CallerChanges';
+import { WorkspaceSearch1763790000001 } from '../../migrations/1763790000001-WorkspaceSearch';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -30,10 +34,21 @@ export const ENTITIES = [
   DeliveryAttemptEntity,
 ];
 
-export const MIGRATIONS = [Initial1763740000000, WebhookDeliveries1763750000000, FairOutbox1763760000000];
+export const MIGRATIONS = [
+  Initial1763740000000,
+  WebhookDeliveries1763750000000,
+  FairOutbox1763760000000,
+  DeliveriesByEventTime1763770000000,
+  RotatedSecrets1763770001000,
+  CallerChanges1763790000000,
+  WorkspaceSearch1763790000001,
+];
 
-/** Options shared by the application, the CLI and ormconfig.ts. */
-export function dataSourceOptions(url: string, embedded: boolean): DataSourceOptions {
+/**
+ * Options shared by the application, the CLI and ormconfig.ts. `statementTimeoutMs` (0: none)
+ * bounds every statement on a PostgreSQL server; PGlite does not enforce it.
+ */
+export function dataSourceOptions(url: string, embedded: boolean, statementTimeoutMs = 0): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -45,6 +60,8 @@ export function dataSourceOptions(url: string, embedded: boolean): DataSourceOpt
     // PGlite is a single session: more than one connection would interleave transactions.
     // The one connection is kept for good, so that no other local process can take its place.
     poolSize: embedded ? 1 : 10,
-    extra: embedded ? { connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 } : { connectionTimeoutMillis: 10_000 },
+    extra: embedded
+      ? { connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 }
+      : { connectionTimeoutMillis: 10_000, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) },
   };
 }

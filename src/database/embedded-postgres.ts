@@ -1,12 +1,16 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGLiteSocketHandler, PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket';
 
 /**
  * PostgreSQL inside this process (PGlite), served on a loopback port so that TypeORM's
  * ordinary `postgres` driver talks to it. PGlite is one session: callers use a pool of one.
+ * The operator's CLI reaches the same database, while the service runs, through a Unix socket
+ * in DATA_DIR (see `runningInstanceUrl`).
  */
 export interface EmbeddedPostgres {
   url: string;
@@ -14,6 +18,129 @@ export interface EmbeddedPostgres {
 }
 
 export class DataDirInUseError extends Error {}
+
+/** The folder's socket, named as libpq and pg expect (`<dir>/.s.PGSQL.<port>`). */
+const SOCKET_PORT = 5432;
+const socketPath = (dataDir: string) => join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
+
+/**
+ * Gives PGlite's one session to one connection at a time, from its first message until it is
+ * ready for a new query outside a transaction. (pglite-socket's own queue interleaves messages:
+ * another client's Parse could land between a Parse and its Bind.)
+ */
+class SessionQueue {
+  private owner: number | null = null;
+  private readonly waiting: { handlerId: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+
+  constructor(private readonly db: PGlite) {}
+
+  async enqueue(handlerId: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
+    await this.acquire(handlerId);
+    let bytes = 0;
+    try {
+      await this.db.runExclusive(() =>
+        this.db.execProtocolRawStream(message, {
+          onRawData: (data) => {
+            bytes += data.length;
+            onData(data);
+          },
+        }),
+      );
+    } finally {
+      // Sync, a simple Query, Terminate or the startup packet end an exchange with ReadyForQuery.
+      const endsExchange = [0x53, 0x51, 0x58, 0x00].includes(message[0]);
+      if (endsExchange && !this.db.isInTransaction()) this.release(handlerId);
+    }
+    return bytes;
+  }
+
+  getQueueLength(): number {
+    return this.waiting.length;
+  }
+
+  clearQueueForHandler(handlerId: number): void {
+    for (let i = this.waiting.length - 1; i >= 0; i--) {
+      if (this.waiting[i].handlerId === handlerId) this.waiting.splice(i, 1)[0].reject(new Error('Handler disconnected'));
+    }
+  }
+
+  /** A client gone mid-transaction: its work is rolled back and the session passed on. */
+  async clearTransactionIfNeeded(handlerId: number): Promise<void> {
+    if (this.owner !== handlerId) return;
+    if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
+    this.release(handlerId);
+  }
+
+  private acquire(handlerId: number): Promise<void> {
+    if (this.owner === null || this.owner === handlerId) {
+      this.owner = handlerId;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => this.waiting.push({ handlerId, resolve, reject }));
+  }
+
+  private release(handlerId: number): void {
+    if (this.owner !== handlerId) return;
+    const next = this.waiting.shift();
+    this.owner = next?.handlerId ?? null;
+    next?.resolve();
+  }
+}
+
+interface Listener {
+  server: Server;
+  /** Stops listening and ends the clients' connections (their transactions are rolled back). */
+  close(): Promise<void>;
+}
+
+/** Serves the session to at most `maxConnections` clients at once, on a port or a socket path. */
+function serve(queue: SessionQueue, maxConnections: number): Listener {
+  const options = { queryQueue: queue, closeOnDetach: true } as unknown as PGLiteSocketHandlerOptions;
+  const sockets = new Set<Socket>();
+  const server = createServer((socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    void new PGLiteSocketHandler(options).attach(socket).catch(() => socket.destroy());
+  });
+  server.maxConnections = maxConnections;
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        sockets.forEach((socket) => socket.destroy());
+      }),
+  };
+}
+
+const listen = (server: Server, ...args: [number, string] | [string]) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(...(args as [number, string]), () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+/**
+ * The connection URL of the service that holds DATA_DIR now, for the CLI: its Unix socket, or
+ * null when no live process holds the folder (the CLI then opens the database itself).
+ */
+export function runningInstanceUrl(dataDir: string): string | null {
+  const holder = lockHolder(join(dataDir, 'pglite.lock'));
+  if (holder === null || !existsSync(socketPath(dataDir))) return null;
+  return `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(dataDir)}&port=${SOCKET_PORT}`;
+}
+
+function lockHolder(lockPath: string): number | null {
+  let holder: number;
+  try {
+    holder = Number(readFileSync(lockPath, 'utf8').trim());
+  } catch {
+    return null;
+  }
+  return holder && holder !== process.pid && processIsAlive(holder) ? holder : null;
+}
 
 function processIsAlive(pid: number): boolean {
   try {
@@ -34,8 +161,8 @@ function takeLock(lockPath: string): () => void {
       return () => rmSync(lockPath, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (holder && holder !== process.pid && processIsAlive(holder)) {
+      const holder = lockHolder(lockPath);
+      if (holder !== null) {
         throw new DataDirInUseError(
           `The embedded database in ${lockPath.replace(/\/pglite\.lock$/, '')} is in use by process ${holder}. ` +
             'Stop that process first, or set DATABASE_URL to use a PostgreSQL server.',
@@ -57,18 +184,33 @@ export async function startEmbeddedPostgres(dataDir: string | null): Promise<Emb
   try {
     const db = await PGlite.create({
       dataDir: dataDir ? join(dataDir, 'pgdata') : undefined,
-      extensions: { pg_trgm },
+      extensions: { pg_trgm, btree_gin },
     });
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
-    await server.start();
-    const address = server.getServerConn(); // "127.0.0.1:<port>"
+    const queue = new SessionQueue(db);
+    // The service's own pool: one connection, kept for good, so no other process takes its place.
+    const tcp = serve(queue, 1);
+    await listen(tcp.server, 0, '127.0.0.1');
+    const { port } = tcp.server.address() as { port: number };
+    // Local tools (the CLI) in turn, through a socket only DATA_DIR's owner can open.
+    let local: Listener | null = null;
+    if (dataDir) {
+      local = serve(queue, 4);
+      rmSync(socketPath(dataDir), { force: true });
+      try {
+        await listen(local.server, socketPath(dataDir));
+        chmodSync(socketPath(dataDir), 0o600);
+      } catch {
+        local = null; // a path too long for a socket, say: the CLI then finds the folder in use, as before
+      }
+    }
     let stopped = false;
     return {
-      url: `postgresql://postgres@${address}/postgres`,
+      url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
       async stop() {
         if (stopped) return;
         stopped = true;
-        await server.stop();
+        await local?.close(); // removes the socket file
+        await tcp.close();
         await db.close();
         releaseLock();
       },

@@ -14,7 +14,7 @@ export class SlackChannel implements Channel {
   constructor(private readonly sender: WebhookSender) {}
 
   async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
-    const result = await this.sender.post(endpoint.url, HEADERS, delivery.body);
+    const result = await this.sender.post({ workspaceId: delivery.workspace_id, kind: 'slack', url: endpoint.url }, HEADERS, delivery.body);
     return { ...result, ok: isSuccess(result.statusCode) };
   }
 }
@@ -27,7 +27,8 @@ export class DiscordChannel implements Channel {
   constructor(private readonly sender: WebhookSender) {}
 
   async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
-    const result = await this.sender.post(discordWebhookUrl(endpoint.url), HEADERS, delivery.body);
+    const target = { workspaceId: delivery.workspace_id, kind: 'discord' as const, url: discordWebhookUrl(endpoint.url) };
+    const result = await this.sender.post(target, HEADERS, delivery.body);
     return { ...result, ok: isSuccess(result.statusCode) };
   }
 }

@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   event_created_at: Date;
   body: string;
   attempt_count: number;
+  /** The workspace's plan when it was claimed (what its quota is). */
+  plan: string;
 }
 
 

@@ -29,6 +29,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   /** The pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
   private again = false;
+  /** Set by NOTIFY and the poll: a pass after a send ends only claims, it has no events to look for. */
+  private eventsMayWait = true;
   private stopping = false;
   private listener: Client | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -54,7 +56,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     const pollMs = this.database.embedded ? 200 : 1_000;
-    this.registry.addInterval('outbox-poll', setInterval(() => this.wake(), pollMs));
+    this.registry.addInterval('outbox-poll', setInterval(() => this.wakeForEvents(), pollMs));
     if (!this.database.embedded) await this.listen();
     this.wake();
   }
@@ -77,6 +79,11 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.mailer.close();
   }
 
+  private wakeForEvents(): void {
+    this.eventsMayWait = true;
+    this.wake();
+  }
+
   /** Runs a pass now, or right after the one running. */
   wake(): void {
     if (this.stopping) return;
@@ -95,13 +102,19 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     try {
       do {
         this.again = false;
-        const fanned = await this.fanOut.run();
+        let fanned = 0;
+        if (this.eventsMayWait) {
+          this.eventsMayWait = false;
+          fanned = await this.fanOut.run();
+          if (fanned === FAN_OUT_BATCH) this.eventsMayWait = true;
+        }
         const started = await this.claimAndSend();
-        if (fanned === FAN_OUT_BATCH || started > 0) this.again = true;
+        if (this.eventsMayWait || started > 0) this.again = true;
       } while (this.again && !this.stopping);
       await this.wakeAtNextRetry();
     } catch (error) {
       // The database restarting, say: the next poll tries again; nothing was lost.
+      this.eventsMayWait = true;
       this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
     }
   }
@@ -139,7 +152,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.database.url });
-    client.on('notification', () => this.wake());
+    client.on('notification', () => this.wakeForEvents());
     client.on('error', (error) => {
       this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back.`);
       if (this.listener === client) this.listener = null;

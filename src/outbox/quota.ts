@@ -43,20 +43,26 @@ export class Quota {
     limit: number,
   ): Promise<number> {
     if (limit <= 0) return 0;
-    await this.db.query(
-      `INSERT INTO ${table} (workspace_id, ${period}, ${counter}) VALUES ($1, ${current}, 0) ON CONFLICT DO NOTHING`,
-      [workspaceId],
-    );
     // The row lock of `before` makes read-and-add one step against other processors.
-    const [row] = await updateReturning<{ granted: number }>(
-      this.db,
-      `WITH before AS (SELECT ${counter} AS used FROM ${table} WHERE workspace_id = $1 AND ${period} = ${current} FOR UPDATE)
-       UPDATE ${table} u SET ${counter} = LEAST(before.used + $2, greatest($3, before.used))
-         FROM before
-        WHERE u.workspace_id = $1 AND u.${period} = ${current}
-       RETURNING greatest(LEAST(before.used + $2, $3) - before.used, 0)::integer AS granted`,
-      [workspaceId, count, limit],
-    );
+    const add = () =>
+      updateReturning<{ granted: number }>(
+        this.db,
+        `WITH before AS (SELECT ${counter} AS used FROM ${table} WHERE workspace_id = $1 AND ${period} = ${current} FOR UPDATE)
+         UPDATE ${table} u SET ${counter} = LEAST(before.used + $2, greatest($3, before.used))
+           FROM before
+          WHERE u.workspace_id = $1 AND u.${period} = ${current}
+         RETURNING greatest(LEAST(before.used + $2, $3) - before.used, 0)::integer AS granted`,
+        [workspaceId, count, limit],
+      );
+    let [row] = await add();
+    if (!row) {
+      // The period's first send: its row, then the same step.
+      await this.db.query(
+        `INSERT INTO ${table} (workspace_id, ${period}, ${counter}) VALUES ($1, ${current}, 0) ON CONFLICT DO NOTHING`,
+        [workspaceId],
+      );
+      [row] = await add();
+    }
     return row?.granted ?? 0;
   }
 }

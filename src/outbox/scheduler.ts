@@ -150,9 +150,12 @@ export class Scheduler {
       }
       return updateReturning<ClaimedDelivery>(
         manager,
-        `UPDATE webhook_deliveries SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
-          WHERE (workspace_id, id) IN (SELECT * FROM unnest($3::uuid[], $4::uuid[])) AND status = 'pending'
-          RETURNING workspace_id, id, endpoint_id, recipient, event_type, event_created_at, body, attempt_count`,
+        `UPDATE webhook_deliveries d SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
+           FROM workspaces w
+          WHERE (d.workspace_id, d.id) IN (SELECT * FROM unnest($3::uuid[], $4::uuid[])) AND d.status = 'pending'
+            AND w.id = d.workspace_id
+          RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
+                    d.attempt_count, w.plan`,
         [this.lease.owner, this.lease.ms, chosen.map((d) => d.workspace_id), chosen.map((d) => d.id)],
       );
     });
@@ -180,14 +183,6 @@ export class Scheduler {
     const byWorkspace = new Map<string, Sendable[]>();
     for (const s of wanted) byWorkspace.set(s.delivery.workspace_id, [...(byWorkspace.get(s.delivery.workspace_id) ?? []), s]);
     if (byWorkspace.size === 0) return [];
-    const plans = new Map<string, string>(
-      (
-        (await this.db.query(`SELECT id, plan FROM workspaces WHERE id = ANY($1)`, [[...byWorkspace.keys()]])) as {
-          id: string;
-          plan: string;
-        }[]
-      ).map((w) => [w.id, w.plan]),
-    );
     const go: Sendable[] = [];
     for (const [workspaceId, all] of byWorkspace) {
       let sendable = all;
@@ -201,7 +196,7 @@ export class Scheduler {
         );
         sendable = all.filter((s) => !held.includes(s));
       }
-      const granted = await this.quota.reserveAttempts(workspaceId, plans.get(workspaceId) ?? 'free', sendable.length);
+      const granted = await this.quota.reserveAttempts(workspaceId, all[0].delivery.plan, sendable.length);
       for (const s of sendable.slice(granted)) await this.recorder.finish(s.delivery, 'failed', 'quota_exceeded');
       go.push(...sendable.slice(0, granted));
     }

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { BoardsService } from '../boards/boards.service';
 import { AppError } from '../common/app-error';
 import { pageOf } from '../common/page.query';
+import { codePoints } from '../common/validation';
 import type { Caller } from '../common/request-context';
 import { Links } from '../config/links';
 import { EventsService } from '../webhooks/events.service';
@@ -11,7 +12,6 @@ import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service
 import { PostCategory, PostEntity, PostStatus } from './post.entity';
 import { PostResponse, PostRow, postSelect, toPostResponse } from './post.mapper';
 import { StatusChangeEntity } from './status-change.entity';
-import { VoteEntity } from './vote.entity';
 
 /** Who acts: an API key's workspace and creator, or the CLI and seed acting as a member. */
 export type Actor = Pick<Caller, 'workspaceId' | 'workspaceSlug' | 'personId'>;
@@ -45,6 +45,9 @@ const ORDER = {
   top: 'p.votes DESC, p.created_at DESC, p.id DESC',
 } as const;
 
+/** A search first looks for its page among this many newest posts (in the order asked). */
+const RECENT_WINDOW = 1_000;
+
 /** `%`, `_` and `\` stand for themselves in a search term. */
 const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -71,17 +74,50 @@ export class PostsService {
       where.push(`p.status = $${params.length}`);
     }
     if (!filter.includeMerged) where.push('p.merged_into_id IS NULL');
+    const search: string[] = [];
+    // Terms never hold white space, so matching `title || ' ' || body` is matching either one;
+    // both expressions are those of the workspace-scoped search indexes (see WorkspaceSearch).
     for (const term of (filter.q ?? '').split(/\s+/).filter(Boolean)) {
       params.push(likePattern(term));
-      where.push(`(p.title ILIKE $${params.length} OR p.body ILIKE $${params.length})`);
+      const like = `(p.title || ' ' || p.body) ILIKE $${params.length}`;
+      if (codePoints(term) >= 3) {
+        search.push(like);
+      } else {
+        // No trigram in a short term: its own 1- or 2-character piece must be in the text.
+        params.push(term);
+        search.push(`chorus_short_grams(p.title || ' ' || p.body) @> ARRAY[lower($${params.length}::text)] AND ${like}`);
+      }
     }
     params.push(filter.limit + 1, filter.offset);
-    const page = `(SELECT * FROM posts p WHERE ${where.join(' AND ')}
-                   ORDER BY ${ORDER[filter.sort]}
-                   LIMIT $${params.length - 1} OFFSET $${params.length})`;
-    const rows: PostRow[] = await this.db.query(`${postSelect(page)} ORDER BY ${ORDER[filter.sort]}`, params);
-    const posts = rows.map((row) => toPostResponse(row, actor.workspaceSlug, this.links));
-    return pageOf(posts, filter);
+    const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
+    const order = ORDER[filter.sort];
+    const read = async (page: string) => {
+      const rows: PostRow[] = await this.db.query(`${postSelect(page)} ORDER BY ${order}`, params);
+      return pageOf(
+        rows.map((row) => toPostResponse(row, actor.workspaceSlug, this.links)),
+        filter,
+      );
+    };
+    const matches = [...where, ...search].join(' AND ');
+    if (search.length === 0) {
+      return read(`(SELECT * FROM posts p WHERE ${matches} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`);
+    }
+    // The planner cannot know how frequent a term is in this workspace (only in the whole
+    // table), and a wrong guess either way is slow: walking the workspace in order for a term
+    // that is rare here, or fetching every match of a term that is everywhere. So: first the
+    // newest posts in order, which is enough for a frequent term; then, when the page is not
+    // full there, every match through the search indexes (the fence keeps the LIMIT from
+    // pulling the planner back to the ordered walk).
+    if (filter.offset + filter.limit + 1 <= RECENT_WINDOW) {
+      const recent = await read(
+        `(SELECT * FROM (SELECT * FROM posts p WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${RECENT_WINDOW}) p
+           WHERE ${search.join(' AND ')} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`,
+      );
+      if (recent.has_more) return recent;
+    }
+    return read(
+      `(SELECT * FROM (SELECT * FROM posts p WHERE ${matches} OFFSET 0) p ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`,
+    );
   }
 
   async get(actor: Actor, id: number, manager: EntityManager = this.db.manager): Promise<PostResponse> {
@@ -93,27 +129,30 @@ export class PostsService {
     return toPostResponse(rows[0], actor.workspaceSlug, this.links);
   }
 
-  /** Creates a post with its author's vote, and `post.created`. */
+  /**
+   * Creates a post with its author's vote, and `post.created`: the board lookup, both inserts
+   * and the read of the new post are one statement, the event another.
+   */
   async create(actor: Actor, input: NewPost): Promise<PostResponse> {
     return this.db.transaction(async (manager) => {
-      const board = await this.boards.findBySlug(actor.workspaceId, input.board, manager);
-      const authorId = input.author
-        ? (await this.workspaces.resolveAuthor(actor.workspaceId, input.author, manager)).id
-        : actor.personId;
-      const posts = manager.getRepository(PostEntity);
-      const saved = await posts.save(
-        posts.create({
-          workspaceId: actor.workspaceId,
-          boardId: board.id,
-          title: input.title,
-          body: input.body ?? '',
-          category: input.category ?? 'feature',
-          authorId,
-          votes: 1,
-        }),
+      let authorId = actor.personId;
+      if (input.author) {
+        // An unknown board is a 404 before any problem with the author.
+        await this.boards.findBySlug(actor.workspaceId, input.board, manager);
+        authorId = (await this.workspaces.resolveAuthor(actor.workspaceId, input.author, manager)).id;
+      }
+      const rows: PostRow[] = await manager.query(
+        `WITH board AS (SELECT id FROM boards WHERE workspace_id = $1 AND slug = $2),
+              inserted AS (
+                INSERT INTO posts (workspace_id, board_id, title, body, category, author_id, votes)
+                SELECT $1, board.id, $3, $4, $5, $6, 1 FROM board
+                RETURNING *),
+              vote AS (INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM inserted)
+         ${postSelect('inserted')}`,
+        [actor.workspaceId, input.board, input.title, input.body ?? '', input.category ?? 'feature', authorId],
       );
-      await manager.getRepository(VoteEntity).insert({ workspaceId: actor.workspaceId, postId: saved.id, personId: authorId });
-      const post = await this.get(actor, saved.id, manager);
+      if (rows.length === 0) throw AppError.notFound(`board "${input.board}"`);
+      const post = toPostResponse(rows[0], actor.workspaceSlug, this.links);
       await this.events.record(manager, actor.workspaceId, 'post.created', { post }, actor.personId);
       return post;
     });
@@ -153,7 +192,8 @@ export class PostsService {
       const target = posts.get(into);
       if (!target) throw AppError.invalid('into', `no post ${into} in this workspace`);
       if (source.mergedIntoId !== null) {
-        throw AppError.invalid('id', `post ${id} is already merged into post ${source.mergedIntoId}`);
+        // The path's post is at fault, not a body field; merging its target is what the caller can do.
+        throw AppError.invalid('path', `post ${id} is already merged into post ${source.mergedIntoId}; merge post ${source.mergedIntoId} instead`);
       }
       if (target.mergedIntoId !== null) {
         throw AppError.invalid('into', `post ${into} is itself merged into post ${target.mergedIntoId}`);

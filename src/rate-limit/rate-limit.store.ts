@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
+
+/** Members of the Redis windows: unique across instances (the prefix) and within one (the counter). */
+const MEMBER_PREFIX = randomBytes(6).toString('hex');
+let members = 0;
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { SLIDING_WINDOW_LUA } from './sliding-window';
 
 /** The state of one counter after a request was (or was not) counted. */
 export interface Tally {
@@ -36,25 +41,6 @@ class MemoryWindows {
   }
 }
 
-// The same algorithm in Redis, atomically, on Redis's clock so that every instance agrees.
-const SLIDING_WINDOW = `
-local key, limit, window, add = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3] == '1'
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local count = redis.call('ZCARD', key)
-local allowed = 0
-if add and count < limit then
-  redis.call('ZADD', key, now, now .. ':' .. ARGV[4])
-  redis.call('PEXPIRE', key, window)
-  count = count + 1
-  allowed = 1
-end
-local reset = window
-local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-return { allowed, count, reset }`;
-
 const REDIS_BACKOFF_MS = 2_000;
 
 /**
@@ -82,10 +68,12 @@ export class RateLimitStore implements OnApplicationShutdown {
           connectTimeout: 2_000,
           retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
           lazyConnect: false,
+          // Commands of requests served in the same tick share one write to the socket.
+          enableAutoPipelining: true,
         })
       : null;
     this.redis?.on('error', () => {}); // reported through fallBack(), once per outage
-    this.redis?.defineCommand('chorusWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW });
+    this.redis?.defineCommand('chorusWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
     this.sweeper = setInterval(() => this.memory.sweep(config.rateLimitWindowMs), config.rateLimitWindowMs);
     this.sweeper.unref();
   }
@@ -93,11 +81,6 @@ export class RateLimitStore implements OnApplicationShutdown {
   /** Counts a request against `key` if it fits within `limit`. */
   take(key: string, limit: number): Promise<Tally> {
     return this.count(key, limit, true);
-  }
-
-  /** The counter's state, without counting anything. */
-  peek(key: string, limit: number): Promise<Tally> {
-    return this.count(key, limit, false);
   }
 
   /** Whether Redis answers; null when no REDIS_URL is set. */
@@ -123,7 +106,7 @@ export class RateLimitStore implements OnApplicationShutdown {
           limit,
           windowMs,
           add ? '1' : '0',
-          randomBytes(6).toString('hex'),
+          `${MEMBER_PREFIX}.${members++}`,
         )) as [number, number, number];
         if (this.redisFailing) {
           this.redisFailing = false;

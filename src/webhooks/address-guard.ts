@@ -2,14 +2,22 @@ import * as dns from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
+import { Logger } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../common/app-error';
+import { isDiscordWebhookUrl, isSlackWebhookUrl } from '../notifications/chat-messages';
+import { LookupError, NameResolver, ResolvedAddress } from './name-resolver';
+import type { EndpointKind } from './webhook-endpoint.entity';
+
+const logger = new Logger('AddressGuard');
 
 /**
  * Own-server deliveries may reach only public unicast addresses (decisions.md, "Deliveries to
  * an own server"): checked when the endpoint is saved (`checkTargetUrl`) and again on every
- * connection (`safeAgents`), after DNS resolution. `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lifts
- * both checks for development and tests.
+ * connection (`safeAgents`), after DNS resolution through the NameResolver.
+ * `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lifts both checks for development and tests; the URL's
+ * scheme and chat host are checked again at every attempt (`attemptRefusal`), so endpoints saved
+ * with the switch on stop when it is turned off.
  *
  * Verified on Node 20:
  * - WHATWG `new URL()` turns decimal, octal, hex and short IPv4 literals (`2130706433`,
@@ -103,73 +111,88 @@ export class UnsafeTargetError extends Error {
   }
 }
 
-function lookupAll(host: string, family: number, timeoutMs: number): Promise<dns.LookupAddress[]> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('lookup timed out')), timeoutMs);
-    dns.lookup(host, { all: true, verbatim: true, family }, (err, addresses) => {
-      clearTimeout(timer);
-      if (err) reject(err);
-      else resolve(addresses);
-    });
-  });
-}
-
-export interface CheckTargetOptions {
-  /** `WEBHOOK_ALLOW_PRIVATE_TARGETS`: allow loopback/private targets and plain http. */
+/** The rules for one workspace's target, at save or at an attempt. */
+export interface TargetGuard {
+  /** `WEBHOOK_ALLOW_PRIVATE_TARGETS`: allow http, loopback and private targets, and any chat host. */
   allowPrivate: boolean;
-  /** Defaults to `!allowPrivate`. */
-  requireHttps?: boolean;
-  /** Upper bound for the DNS lookup at save time; default 5 s. */
-  lookupTimeoutMs?: number;
+  resolver: NameResolver;
+  /** Whose lookups these are: workspaces share the resolver's slots. */
+  workspaceId: string;
 }
 
 /**
- * Checks an own-server URL when the endpoint is saved. Throws `AppError.invalid('url', …)`
- * (400 invalid_request) with the problem. Host names are resolved: every address must be public
- * unicast. With `allowPrivate` only the URL shape is checked (no DNS).
+ * What today's rules say against a URL's shape, before any address: the Slack and Discord
+ * hosts, the scheme (https, or http too with `allowPrivate`), no credentials. Null when none.
  */
-export async function checkTargetUrl(raw: string, options: CheckTargetOptions): Promise<void> {
-  const requireHttps = options.requireHttps ?? !options.allowPrivate;
+export function urlProblem(kind: EndpointKind, raw: string, allowPrivate: boolean): string | null {
+  if (!allowPrivate && kind === 'slack' && !isSlackWebhookUrl(raw)) {
+    return 'must be a Slack incoming webhook URL (https://hooks.slack.com/services/…)';
+  }
+  if (!allowPrivate && kind === 'discord' && !isDiscordWebhookUrl(raw)) {
+    return 'must be a Discord webhook URL (https://discord.com/api/webhooks/…)';
+  }
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw AppError.invalid('url', 'must be a valid URL');
+    return 'must be a valid URL';
   }
-  if (url.protocol !== 'https:' && (requireHttps || url.protocol !== 'http:')) {
-    throw AppError.invalid('url', requireHttps ? 'must use https' : 'must use http or https');
+  if (url.protocol !== 'https:' && (!allowPrivate || url.protocol !== 'http:')) {
+    return allowPrivate ? 'must use http or https' : 'must use https';
   }
-  if (!url.hostname) throw AppError.invalid('url', 'must be a valid URL');
-  if (url.username || url.password) {
-    throw AppError.invalid('url', 'must not contain credentials');
-  }
+  if (!url.hostname) return 'must be a valid URL';
+  if (url.username || url.password) return 'must not contain credentials';
+  return null;
+}
+
+/**
+ * Checks a target URL when the endpoint is saved. Throws `AppError.invalid('url', …)` (400
+ * invalid_request) with the problem. Host names are resolved: every address must be public
+ * unicast. With `allowPrivate` only the URL's shape is checked (no DNS).
+ *
+ * The message never names a resolved address: "postgres resolves to 172.18.0.2" would map the
+ * operator's network for anyone with a key. The server's log has the detail.
+ */
+export async function checkTargetUrl(kind: EndpointKind, raw: string, options: TargetGuard): Promise<void> {
+  const problem = urlProblem(kind, raw, options.allowPrivate);
+  if (problem) throw AppError.invalid('url', problem);
   if (options.allowPrivate) return;
 
-  const host = unbracket(url.hostname);
+  const host = unbracket(new URL(raw).hostname);
   if (net.isIP(host)) {
-    const problem = addressProblem(host);
-    if (problem) {
-      throw AppError.invalid('url', `must be a public address (${host} is ${problem})`);
-    }
+    const range = addressProblem(host);
+    if (range) throw AppError.invalid('url', `must be a public address (${host} is ${range})`);
     return;
   }
 
-  let addresses: dns.LookupAddress[];
+  let addresses: ResolvedAddress[];
   try {
-    addresses = await lookupAll(host, 0, options.lookupTimeoutMs ?? 5_000);
-  } catch {
+    addresses = await options.resolver.resolve(host, options.workspaceId);
+  } catch (error) {
+    if ((error as LookupError).code === 'ETIMEOUT') {
+      throw AppError.invalid('url', `${host} did not resolve within ${options.resolver.timeoutMs} ms; try again later`);
+    }
     throw AppError.invalid('url', `does not resolve (${host})`);
   }
-  if (addresses.length === 0) throw AppError.invalid('url', `does not resolve (${host})`);
   for (const { address } of addresses) {
-    const problem = addressProblem(address);
-    if (problem) {
-      throw AppError.invalid(
-        'url',
-        `must resolve to public addresses only (${host} resolves to ${address}, which is ${problem})`,
+    const range = addressProblem(address);
+    if (range) {
+      logger.warn(
+        `Workspace ${options.workspaceId}: endpoint URL refused, ${host} resolves to ${address}, which is ${range}`,
       );
+      throw AppError.invalid('url', `must resolve to public addresses only (${host} does not)`);
     }
   }
+}
+
+/**
+ * The rules of saving, applied again at each attempt to an endpoint saved earlier, perhaps
+ * under `WEBHOOK_ALLOW_PRIVATE_TARGETS`: the attempt's error class (`unsafe_target`) when today's
+ * configuration refuses the URL's scheme or chat host, or null. The address itself is checked
+ * when connecting (`safeAgents`).
+ */
+export function attemptRefusal(kind: EndpointKind, url: string, allowPrivate: boolean): 'unsafe_target' | null {
+  return urlProblem(kind, url, allowPrivate) === null ? null : 'unsafe_target';
 }
 
 type LookupOptions = dns.LookupOptions;
@@ -180,36 +203,28 @@ type LookupCallback = (
 ) => void;
 
 /**
- * A `lookup` for sockets and agents: resolves with `dns.lookup` and refuses the connection
- * (UnsafeTargetError) when any resolved address is not public unicast, unless `allowPrivate`.
- * Answers in the shape asked for (`options.all` → array, otherwise one address and family).
+ * A `lookup` for sockets and agents: resolves through the NameResolver (never `dns.lookup`)
+ * and refuses the connection (UnsafeTargetError) when any resolved address is not public
+ * unicast, unless `allowPrivate`. Answers in the shape asked for (`options.all` → array,
+ * otherwise one address and family).
  */
-export function safeLookup(allowPrivate: boolean): net.LookupFunction {
+export function safeLookup(guard: TargetGuard): net.LookupFunction {
   const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
     const wantAll = options?.all === true;
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, wantAll ? [] : '', undefined);
-      if (!allowPrivate) {
-        for (const { address } of addresses) {
-          const problem = addressProblem(address);
-          if (problem) {
-            return callback(
-              new UnsafeTargetError(hostname, address, problem),
-              wantAll ? [] : '',
-              undefined,
-            );
+    const family = options?.family === 4 || options?.family === 6 ? options.family : 0;
+    guard.resolver.resolve(hostname, guard.workspaceId, family).then(
+      (addresses) => {
+        if (!guard.allowPrivate) {
+          for (const { address } of addresses) {
+            const problem = addressProblem(address);
+            if (problem) return callback(new UnsafeTargetError(hostname, address, problem), wantAll ? [] : '', undefined);
           }
         }
-      }
-      if (wantAll) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first) {
-        const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
-        notFound.code = 'ENOTFOUND';
-        return callback(notFound, '', undefined);
-      }
-      return callback(null, first.address, first.family);
-    });
+        if (wantAll) return callback(null, addresses);
+        return callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, wantAll ? [] : '', undefined),
+    );
   };
   return lookup as unknown as net.LookupFunction;
 }
@@ -224,8 +239,8 @@ type CreateConnection = (
  * lookup) are checked here, Unix sockets are refused, and every other host goes through
  * `safeLookup`.
  */
-function guardAgent<A extends http.Agent>(agent: A, allowPrivate: boolean): A {
-  const lookup = safeLookup(allowPrivate);
+function guardAgent<A extends http.Agent>(agent: A, guard: TargetGuard): A {
+  const lookup = safeLookup(guard);
   const original = (agent as unknown as { createConnection: CreateConnection }).createConnection;
   const guarded: CreateConnection = function (this: A, options, callback) {
     const refuse = (error: Error) => {
@@ -233,7 +248,7 @@ function guardAgent<A extends http.Agent>(agent: A, allowPrivate: boolean): A {
       process.nextTick(() => callback?.(error, undefined as unknown as net.Socket));
       return undefined;
     };
-    if (!allowPrivate) {
+    if (!guard.allowPrivate) {
       if (options.socketPath) {
         return refuse(new UnsafeTargetError(options.socketPath, options.socketPath, 'Unix socket'));
       }
@@ -254,10 +269,10 @@ function guardAgent<A extends http.Agent>(agent: A, allowPrivate: boolean): A {
  * connection checked after DNS resolution. Use with axios `proxy: false` so the check applies to
  * the target rather than to a proxy.
  */
-export function safeAgents(allowPrivate: boolean): { httpAgent: http.Agent; httpsAgent: https.Agent } {
-  const lookup = safeLookup(allowPrivate);
+export function safeAgents(guard: TargetGuard): { httpAgent: http.Agent; httpsAgent: https.Agent } {
+  const lookup = safeLookup(guard);
   return {
-    httpAgent: guardAgent(new http.Agent({ keepAlive: false, lookup }), allowPrivate),
-    httpsAgent: guardAgent(new https.Agent({ keepAlive: false, lookup }), allowPrivate),
+    httpAgent: guardAgent(new http.Agent({ keepAlive: false, lookup }), guard),
+    httpsAgent: guardAgent(new https.Agent({ keepAlive: false, lookup }), guard),
   };
 }

@@ -1,8 +1,8 @@
 import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, DataOf, Operation, PageOf } from '../common/openapi';
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { toPage } from '../common/page.query';
-import { QueryValidation } from '../common/validation';
+import { NoFields, QueryValidation } from '../common/validation';
 import { ListDeliveriesQuery } from './dto/list-deliveries.query';
 import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
@@ -39,10 +39,11 @@ export class DeliveriesController {
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(DeliveryResponse) })
   @ApiErrors(
+    400,
     [404, 'No such delivery in this workspace.'],
     [409, 'The endpoint is turned off; turn it on before retrying its deliveries.'],
   )
-  async retry(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  async retry(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(NoFields) _body: object) {
     return { data: await this.deliveries.retry(caller.workspaceId, id) };
   }
 }

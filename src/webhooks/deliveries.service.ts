@@ -16,12 +16,15 @@ export class DeliveriesService {
     private readonly endpoints: EndpointsService,
   ) {}
 
-  /** An endpoint's deliveries, newest first, with every attempt. */
+  /**
+   * An endpoint's deliveries, newest event first, with every attempt. (One endpoint has one
+   * delivery per event, so the event's id makes the order total.)
+   */
   async listForEndpoint(workspaceId: string, endpointId: string, page: Page) {
     const endpoint = await this.endpoints.get(workspaceId, endpointId);
     const rows: DeliveryRow[] = await this.db.query(
       `${DELIVERY_SELECT} WHERE d.workspace_id = $1 AND d.endpoint_id = $2
-        ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+        ORDER BY d.event_created_at DESC, d.event_id DESC LIMIT $3 OFFSET $4`,
       [workspaceId, endpoint.id, page.limit + 1, page.offset],
     );
     return pageOf(rows.map(toDeliveryResponse), page);

@@ -4,7 +4,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { CurrentCaller } from '../auth/caller.decorator';
 import { PageQuery, toPage } from '../common/page.query';
 import type { Caller } from '../common/request-context';
-import { BodyValidation, QueryValidation } from '../common/validation';
+import { BodyValidation, NoFields, QueryValidation } from '../common/validation';
 import { DeliveriesService } from './deliveries.service';
 import { CreateEndpointDto, UpdateEndpointDto } from './dto/endpoint.dto';
 import { DeliveryResponse } from './delivery.mapper';
@@ -108,8 +108,8 @@ export class EndpointsController {
   })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(EndpointWithSecretResponse) })
-  @ApiErrors([400, 'kind: only webhook endpoints have a signing secret'], NOT_FOUND)
-  async rotate(@CurrentCaller() caller: Caller, @Param('id') id: string) {
+  @ApiErrors(400, [400, 'kind: only webhook endpoints have a signing secret'], NOT_FOUND)
+  async rotate(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(NoFields) _body: object) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(caller.workspaceId, id);
     return { data: toEndpointResponse(endpoint, secret) };
   }

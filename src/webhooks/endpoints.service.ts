@@ -7,10 +7,11 @@ import { randomBase62 } from '../common/random';
 import { SecretBox } from '../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PLANS, isPlan } from '../workspaces/plans';
-import { isDiscordWebhookUrl, isSlackWebhookUrl, maskChatUrl } from '../notifications/chat-messages';
+import { maskChatUrl } from '../notifications/chat-messages';
 import { checkTargetUrl } from './address-guard';
+import { NameResolver } from './name-resolver';
 import type { EventType } from './outbox-event.entity';
-import { EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
+import { EndpointKind, RotatedSecret, WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 export const SECRET_PREFIX = 'whsec_';
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -65,15 +66,24 @@ export class EndpointsService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly box: SecretBox,
+    private readonly resolver: NameResolver,
   ) {}
 
   list(workspaceId: string): Promise<WebhookEndpointEntity[]> {
     return this.db.getRepository(WebhookEndpointEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
-  async get(workspaceId: string, id: string, manager: EntityManager = this.db.manager): Promise<WebhookEndpointEntity> {
+  async get(
+    workspaceId: string,
+    id: string,
+    manager: EntityManager = this.db.manager,
+    options: { lock?: boolean } = {},
+  ): Promise<WebhookEndpointEntity> {
     const endpoint = UUID.test(id)
-      ? await manager.getRepository(WebhookEndpointEntity).findOneBy({ workspaceId, id })
+      ? await manager.getRepository(WebhookEndpointEntity).findOne({
+          where: { workspaceId, id },
+          lock: options.lock ? { mode: 'pessimistic_write' } : undefined,
+        })
       : null;
     if (!endpoint) throw AppError.notFound('webhook endpoint');
     return endpoint;
@@ -89,20 +99,13 @@ export class EndpointsService {
   /** Creates an endpoint within the plan's count; the answer is the only time its secret is shown. */
   async create(owner: EndpointOwner, input: NewEndpoint): Promise<EndpointWithSecret> {
     const kind = input.kind ?? 'webhook';
-    await this.checkUrl(kind, input.url);
+    // The count first: a workspace at its limit makes no lookups.
+    await this.checkPlanCount(this.db.manager, owner);
+    await this.checkUrl(owner.workspaceId, kind, input.url);
     return this.db.transaction(async (manager) => {
       // Serialises creations in this workspace, so that two at once cannot pass the plan's count.
       await manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [owner.workspaceId]);
-      const allowed = isPlan(owner.plan) ? PLANS[owner.plan].webhookEndpoints : 0;
-      const existing = await manager.getRepository(WebhookEndpointEntity).countBy({ workspaceId: owner.workspaceId });
-      if (existing >= allowed) {
-        throw new AppError(
-          'plan_required',
-          allowed === 0
-            ? 'Webhook endpoints are available on the Pro plan and above.'
-            : `This workspace's plan allows ${allowed} webhook endpoints; delete one or upgrade the plan.`,
-        );
-      }
+      await this.checkPlanCount(manager, owner);
       const id = randomUUID();
       const secret = kind === 'webhook' ? newSecret() : null;
       const repo = manager.getRepository(WebhookEndpointEntity);
@@ -122,7 +125,7 @@ export class EndpointsService {
 
   async update(workspaceId: string, id: string, change: EndpointChange): Promise<WebhookEndpointEntity> {
     // Checked (DNS included) before the transaction, which must not wait on a lookup.
-    if (change.url !== undefined) await this.checkUrl((await this.get(workspaceId, id)).kind, change.url);
+    if (change.url !== undefined) await this.checkUrl(workspaceId, (await this.get(workspaceId, id)).kind, change.url);
     return this.db.transaction(async (manager) => {
       const endpoint = await this.get(workspaceId, id, manager);
       if (change.url !== undefined) Object.assign(endpoint, this.sealUrl(endpoint.id, endpoint.kind, change.url));
@@ -144,18 +147,44 @@ export class EndpointsService {
     await this.db.getRepository(WebhookEndpointEntity).delete({ workspaceId, id: endpoint.id });
   }
 
-  /** A new secret; the old one keeps signing for 24 hours, so receivers can switch over. */
+  /**
+   * A new secret; the one it replaces keeps signing for 24 hours, so receivers can switch over,
+   * and so do those replaced earlier until their own 24 hours are up.
+   */
   async rotateSecret(workspaceId: string, id: string): Promise<EndpointWithSecret> {
     return this.db.transaction(async (manager) => {
-      const endpoint = await this.get(workspaceId, id, manager);
-      if (endpoint.kind !== 'webhook') throw AppError.invalid('kind', 'only webhook endpoints have a signing secret');
+      // Locked: two rotations at once must not both keep only their own view of the list.
+      const endpoint = await this.get(workspaceId, id, manager, { lock: true });
+      if (endpoint.kind !== 'webhook') {
+        throw AppError.invalid('path', `endpoint ${endpoint.id} is a ${endpoint.kind} endpoint; only webhook endpoints have a signing secret`);
+      }
       const secret = newSecret();
-      endpoint.previousSecretSealed = endpoint.secretSealed;
-      endpoint.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+      const now = new Date();
+      endpoint.rotatedSecrets = [
+        { sealed: endpoint.secretSealed!, expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString() },
+        ...endpoint.rotatedSecrets.filter((rotated) => new Date(rotated.expires_at) > now),
+      ];
       endpoint.secretSealed = this.box.seal(secret, secretContext(endpoint.id));
-      endpoint.updatedAt = new Date();
+      endpoint.updatedAt = now;
       return { endpoint: await manager.getRepository(WebhookEndpointEntity).save(endpoint), secret };
     });
+  }
+
+  /**
+   * The secrets an own-server endpoint signs with now, unsealed: its current secret first, then
+   * every rotated-out one still within its 24 hours, newest first (one `v1=` each in
+   * `Chorus-Signature`). None for Slack and Discord. Throws when one does not open with this
+   * ENCRYPTION_KEY.
+   */
+  signingSecrets(
+    endpoint: Pick<WebhookEndpointEntity, 'id' | 'secretSealed' | 'rotatedSecrets'>,
+    now: Date = new Date(),
+  ): string[] {
+    const sealed = [
+      endpoint.secretSealed,
+      ...endpoint.rotatedSecrets.filter((rotated) => new Date(rotated.expires_at) > now).map((rotated) => rotated.sealed),
+    ];
+    return sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(endpoint.id)));
   }
 
   /**
@@ -197,10 +226,9 @@ export class EndpointsService {
       url_sealed: string;
       enabled: boolean;
       secret_sealed: string | null;
-      previous_secret_sealed: string | null;
-      previous_secret_expires_at: Date | null;
+      rotated_secrets: RotatedSecret[];
     }[] = await this.db.query(
-      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets
          FROM webhook_endpoints e
         WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
       [refs.map((r) => r.workspace_id), refs.map((r) => r.endpoint_id)],
@@ -210,9 +238,7 @@ export class EndpointsService {
       rows.map((row) => {
         const target: EndpointTarget = { id: row.id, kind: row.kind, url: '', secrets: [], enabled: row.enabled, unreadable: false };
         try {
-          const sealed = [row.secret_sealed];
-          if (row.previous_secret_expires_at && row.previous_secret_expires_at > now) sealed.push(row.previous_secret_sealed);
-          target.secrets = sealed.filter((s): s is string => !!s).map((s) => this.box.open(s, secretContext(row.id)));
+          target.secrets = this.signingSecrets({ id: row.id, secretSealed: row.secret_sealed, rotatedSecrets: row.rotated_secrets }, now);
           target.url = this.box.open(row.url_sealed, urlContext(row.id));
         } catch {
           this.logger.error(`Endpoint ${row.id}: its URL or signing secret does not open with this ENCRYPTION_KEY.`);
@@ -227,18 +253,24 @@ export class EndpointsService {
     return { urlSealed: this.box.seal(url, urlContext(id)), urlShown: kind === 'webhook' ? url : maskChatUrl(url) };
   }
 
+  private async checkPlanCount(manager: EntityManager, owner: EndpointOwner): Promise<void> {
+    const allowed = isPlan(owner.plan) ? PLANS[owner.plan].webhookEndpoints : 0;
+    const existing = await manager.getRepository(WebhookEndpointEntity).countBy({ workspaceId: owner.workspaceId });
+    if (existing >= allowed) {
+      throw new AppError(
+        'plan_required',
+        allowed === 0
+          ? 'Webhook endpoints are available on the Pro plan and above.'
+          : `This workspace's plan allows ${allowed} webhook endpoints; delete one or upgrade the plan.`,
+      );
+    }
+  }
+
   /**
    * Own servers: https to public addresses only. Slack and Discord: their incoming-webhook URLs
    * only. The development switch lifts both.
    */
-  private async checkUrl(kind: EndpointKind, url: string): Promise<void> {
-    const allowPrivate = this.config.webhookAllowPrivateTargets;
-    if (!allowPrivate && kind === 'slack' && !isSlackWebhookUrl(url)) {
-      throw AppError.invalid('url', 'must be a Slack incoming webhook URL (https://hooks.slack.com/services/…)');
-    }
-    if (!allowPrivate && kind === 'discord' && !isDiscordWebhookUrl(url)) {
-      throw AppError.invalid('url', 'must be a Discord webhook URL (https://discord.com/api/webhooks/…)');
-    }
-    await checkTargetUrl(url, { allowPrivate });
+  private checkUrl(workspaceId: string, kind: EndpointKind, url: string): Promise<void> {
+    return checkTargetUrl(kind, url, { allowPrivate: this.config.webhookAllowPrivateTargets, resolver: this.resolver, workspaceId });
   }
 }

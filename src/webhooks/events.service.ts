@@ -20,13 +20,16 @@ export class EventsService {
     actorId: string | null = null,
   ): Promise<void> {
     // The endpoints subscribed now are the ones that get it, however long fan-out takes.
+    // One round trip: the NOTIFY rides on the insert.
     await manager.query(
-      `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
-       SELECT $1, $2, $3, $4, ARRAY(
-         SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
-          WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')`,
-      [workspaceId, type, JSON.stringify(data), actorId],
+      `WITH event AS (
+         INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
+         SELECT $1, $2, $3, $4, ARRAY(
+           SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+            WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')
+         RETURNING id)
+       SELECT pg_notify($5, '') FROM event`,
+      [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL],
     );
-    await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
   }
 }

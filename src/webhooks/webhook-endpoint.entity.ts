@@ -5,6 +5,12 @@ export const ENDPOINT_KINDS = ['webhook', 'slack', 'discord'] as const;
 export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
 export type DisabledReason = 'user' | 'consecutive_failures' | 'gone';
 
+/** A secret replaced by a rotation: sealed like the current one, valid until `expires_at` (ISO 8601). */
+export interface RotatedSecret {
+  sealed: string;
+  expires_at: string;
+}
+
 @Entity('webhook_endpoints')
 export class WebhookEndpointEntity {
   @PrimaryColumn({ name: 'workspace_id', type: 'uuid' })
@@ -31,12 +37,9 @@ export class WebhookEndpointEntity {
   @Column({ name: 'secret_sealed', type: 'text', nullable: true })
   secretSealed: string | null;
 
-  /** The secret before the last rotation, sealed, still signing until previous_secret_expires_at. */
-  @Column({ name: 'previous_secret_sealed', type: 'text', nullable: true })
-  previousSecretSealed: string | null;
-
-  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', precision: 3, nullable: true })
-  previousSecretExpiresAt: Date | null;
+  /** Secrets replaced by a rotation, newest first, each sealed and signing until its `expires_at`. */
+  @Column({ name: 'rotated_secrets', type: 'jsonb', default: () => `'[]'` })
+  rotatedSecrets: RotatedSecret[];
 
   /** Slack and Discord: the channel's next message waits until then (pacing, Retry-After). */
   @Column({ name: 'next_send_at', type: 'timestamptz', precision: 3, default: () => 'now()' })

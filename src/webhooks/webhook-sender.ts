@@ -3,12 +3,15 @@ import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable } from '@nestjs/common';
 import { AxiosError } from 'axios';
 import { firstValueFrom } from 'rxjs';
+import { VERSION } from '../common/version';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { safeAgents } from './address-guard';
+import { attemptRefusal, safeAgents } from './address-guard';
+import { NameResolver } from './name-resolver';
+import type { EndpointKind } from './webhook-endpoint.entity';
 import type { AttemptError } from './attempt-errors';
 
 export const RESPONSE_BODY_LIMIT = 2048;
-export const USER_AGENT = `Chorus-Webhooks/${process.env.npm_package_version ?? '0.1.0'}`;
+export const USER_AGENT = `Chorus-Webhooks/${VERSION}`;
 
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */
@@ -20,6 +23,13 @@ export interface SendResult {
   responseBody: string | null;
   /** How long the receiver asked us to wait (429: `Retry-After`, or Discord's `retry_after`). */
   retryAfterMs: number | null;
+}
+
+/** Where an attempt goes: the endpoint's kind decides which rules its URL must meet. */
+export interface SendTarget {
+  workspaceId: string;
+  kind: EndpointKind;
+  url: string;
 }
 
 /** `Retry-After` in seconds, or Discord's JSON `retry_after` (seconds, fractional). */
@@ -40,7 +50,7 @@ function errorClass(error: unknown): AttemptError {
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED' || code === 'ABORT_ERR') return 'timeout';
   if (code === 'ECONNREFUSED') return 'connection_refused';
   if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection_reset';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns_error';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEOUT') return 'dns_error';
   if (/CERT|TLS|SSL|SELF_SIGNED/i.test(code)) return 'tls_error';
   return 'network_error';
 }
@@ -61,27 +71,32 @@ async function readStart(stream: Readable, limit: number): Promise<string> {
 }
 
 /**
- * POSTs a delivery: never follows redirects, connects only to addresses the address guard
- * allows (checked after DNS, at every attempt), and gives up after WEBHOOK_TIMEOUT_MS for the
- * whole exchange, body included.
+ * POSTs a delivery: never follows redirects, sends only to URLs that today's rules allow (the
+ * scheme and the Slack/Discord hosts, checked at every attempt), connects only to addresses the
+ * address guard allows (resolved by the shared NameResolver as the target's workspace, checked
+ * after DNS), and gives up after WEBHOOK_TIMEOUT_MS for the whole exchange, body included.
  */
 @Injectable()
 export class WebhookSender {
   constructor(
     private readonly http: HttpService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly resolver: NameResolver,
   ) {}
 
-  async post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  async post(target: SendTarget, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const allowPrivate = this.config.webhookAllowPrivateTargets;
+    const refused = attemptRefusal(target.kind, target.url, allowPrivate);
+    if (refused) return { statusCode: null, error: refused, durationMs: 0, responseBody: null, retryAfterMs: null };
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.config.webhookTimeoutMs);
     try {
       const response = await firstValueFrom(
-        this.http.post<Readable>(url, body, {
+        this.http.post<Readable>(target.url, body, {
           headers,
-          ...safeAgents(this.config.webhookAllowPrivateTargets),
+          ...safeAgents({ allowPrivate, resolver: this.resolver, workspaceId: target.workspaceId }),
           proxy: false,
           maxRedirects: 0,
           responseType: 'stream',

@@ -14,7 +14,7 @@ export class WebhookChannel implements Channel {
 
   async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
     const result = await this.sender.post(
-      endpoint.url,
+      { workspaceId: delivery.workspace_id, kind: 'webhook', url: endpoint.url },
       {
         'Content-Type': 'application/json',
         'User-Agent': USER_AGENT,

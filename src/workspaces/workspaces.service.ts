@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
+import { CallerCache } from '../auth/caller-cache';
 import { AppError } from '../common/app-error';
 import { PersonEntity } from './person.entity';
 import { Plan } from './plans';
@@ -18,6 +19,7 @@ export class WorkspacesService {
   constructor(
     @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
     @InjectRepository(PersonEntity) private readonly people: Repository<PersonEntity>,
+    private readonly callers: CallerCache,
   ) {}
 
   async create(input: { name: string; slug: string; plan: Plan }): Promise<WorkspaceEntity> {
@@ -43,7 +45,9 @@ export class WorkspacesService {
   async setPlan(slug: string, plan: Plan): Promise<WorkspaceEntity> {
     const workspace = await this.findBySlug(slug);
     workspace.plan = plan;
-    return this.workspaces.save(workspace);
+    const saved = await this.workspaces.save(workspace);
+    this.callers.clear(); // other processes hear of it through the database (see CallerCache)
+    return saved;
   }
 
   async addPerson(

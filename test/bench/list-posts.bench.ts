@@ -1,6 +1,7 @@
 /**
- * GET /api/v1/posts on a large workspace: seeds BENCH_POSTS posts (default 1,000,000) plus a
- * second workspace with a tenth as many, prints the EXPLAIN (ANALYZE, BUFFERS) plan of the SQL
+ * GET /api/v1/posts on a large workspace among many: seeds BENCH_POSTS posts (default 1,000,000),
+ * 60% in workspace "bench" and 40% spread over 40 other workspaces, interleaved as tenants
+ * write in a shared table; prints the EXPLAIN (ANALYZE, BUFFERS) plan of the SQL
  * that PostsService.list() really sends for each case, checks which indexes it uses, then times
  * real HTTP requests. `npm run bench:list`; BENCH_DATABASE_URL names the server,
  * BENCH_KEEP=true keeps (and reuses, when already seeded) the database `chorus_bench`.
@@ -9,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
+import { KEEP, log, pct, SERVER_URL, sleep } from './support';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { BoardsService } from '../../src/boards/boards.service';
@@ -17,13 +19,17 @@ import { loadConfig } from '../../src/config/app-config';
 import { PostFilter, PostsService } from '../../src/posts/posts.service';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service';
 
-const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'chorus_bench';
-const N = Number(process.env.BENCH_POSTS ?? 1_000_000);
-const KEEP = process.env.BENCH_KEEP === 'true';
+const TOTAL = Number(process.env.BENCH_POSTS ?? 1_000_000);
+const OTHERS = 40; // other workspaces; every 5th post in 5 with g % 5 >= 3 is theirs
+const N = Math.floor(TOTAL / 5) * 3 + Math.min(TOTAL % 5, 2); // posts of "bench": g % 5 < 3
+const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
+const RARE_SHORT = 'ux'; // a word of its own in ~0.05% of bench's bodies; in no other word of WORDS
+const ELSEWHERE = 'kubernetes'; // in 30% of the other workspaces' bodies, ~0.01% of bench's
+const SPLIT = ['quarterly', 'spreadsheet', 'reconciliation']; // ~0.05% of bench's posts: the first in the title, the others in the body
 const REQUESTS = 50;
 const WARMUP = 5;
-const RARE_WORD = 'zeppelin'; // appended to ~0.1% of bodies; no other word shares its trigrams
+const RARE_WORD = 'zeppelin'; // appended to ~0.1% of bench's bodies; no other word shares its trigrams
 const COMMON_WORDS = 'dashboard export'; // two of the most frequent words of WORDS
 // Picked with a skew (earlier words are more frequent), so some words are in a third of posts.
 const WORDS = `please would love dashboard could option export when users should team page
@@ -53,18 +59,17 @@ const CASES: Case[] = [
   { name: 'c board new', query: { board: 'integrations' }, expect: ['posts_new_board_idx'] },
   { name: 'd board+status top', query: { board: 'bugs', status: 'planned', sort: 'top' }, expect: ['posts_top_board_status_idx'] },
   { name: 'e status new', query: { status: 'in_progress' }, expect: ['posts_new_status_idx'] },
-  { name: 'f q rare', query: { q: RARE_WORD }, expect: ['posts_title_trgm_idx', 'posts_body_trgm_idx'] },
-  { name: 'g q 2 common', query: { q: COMMON_WORDS }, expect: ['posts_new_all_idx'] },
+  { name: 'f q one rare word', query: { q: RARE_WORD }, expect: ['posts_search_trgm_idx'] },
+  { name: 'g q 2 common', query: { q: COMMON_WORDS }, expect: [] },
   { name: 'h offset 10000', query: { offset: '10000' }, expect: ['posts_new_all_idx'] },
-  // Not in the brief's list: pg_trgm extracts no trigram from a term under 3 characters, so a
-  // rare short term walks every post of the workspace. Expected to fail until that is handled.
-  { name: 'i q 2-char rare', query: { q: 'ux' }, expect: ['posts_title_trgm_idx'], requests: 5 },
+  { name: 'i q rare 2-letter', query: { q: RARE_SHORT }, expect: ['posts_search_short_idx'] },
+  { name: 'j q 3 words title+body', query: { q: SPLIT.join(' ') }, expect: ['posts_search_trgm_idx'] },
+  { name: 'k q common elsewhere', query: { q: ELSEWHERE }, expect: ['posts_search_trgm_idx'] },
+  { name: 'l q no match', query: { q: 'qzxjvw' }, expect: ['posts_search_trgm_idx'] },
+  { name: 'm q 3-letter prefix', query: { q: 'das' }, expect: [] },
+  { name: 'n q rare 3-letter prefix', query: { q: 'zep' }, expect: ['posts_search_trgm_idx'] },
 ];
 
-const log = (...args: unknown[]) => console.log(...args);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** Random in [0, 1) from (g, salt): deterministic, so every seed is the same data. */
 const rnd = (expr: string, salt: number) => `((hashint8extended(${expr}, ${salt}) & 2147483647)::float8 / 2147483648)`;
@@ -73,34 +78,39 @@ const words = (count: string, salt: number) =>
       FROM generate_series(1, ${count}) i)`;
 
 /**
- * Posts g = from..to of the whole id range; every 11th goes to the second workspace, so ids
- * of both interleave like in a shared table. $2..$7: workspaces, boards and authors.
+ * Posts g = from..to of the whole id range: of every 5, 3 go to "bench" and 2 to one of the 40
+ * other workspaces, so ids of all interleave like in a shared table. Workspaces, boards and
+ * authors come from bench_ws (idx 0 is "bench"). $2: total posts.
  */
 const INSERT_POSTS = `
   INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, votes, comments_count,
                      pinned, merged_into_id, author_id, created_at, updated_at)
   SELECT ws, g, boards[CASE WHEN r1 < .40 THEN 1 WHEN r1 < .65 THEN 2 WHEN r1 < .80 THEN 3 WHEN r1 < .92 THEN 4 ELSE 5 END],
-         title, body || CASE WHEN ${rnd('g', 8)} < .001 THEN ' ${RARE_WORD}' ELSE '' END,
+         CASE WHEN mine AND r7 < .0005 THEN '${SPLIT[0][0].toUpperCase() + SPLIT[0].slice(1)} ' || lower(title) ELSE title END,
+         body || CASE WHEN mine AND ${rnd('g', 8)} < .001 THEN ' ${RARE_WORD}' ELSE '' END
+              || CASE WHEN mine AND r7 < .0005 THEN ' ${SPLIT.slice(1).join(' ')}' ELSE '' END
+              || CASE WHEN mine AND ${rnd('g', 10)} < .0005 THEN ' ${RARE_SHORT.toUpperCase()} ' ELSE '' END
+              || CASE WHEN ${rnd('g', 11)} < (CASE WHEN mine THEN .0001 ELSE .3 END) THEN ' ${ELSEWHERE}' ELSE '' END,
          CASE WHEN r4 < .6 THEN 'feature' WHEN r4 < .85 THEN 'bug' ELSE 'improvement' END,
          CASE WHEN merged IS NOT NULL THEN 'closed' WHEN r2 < .50 THEN 'open' WHEN r2 < .65 THEN 'planned'
               WHEN r2 < .75 THEN 'in_progress' WHEN r2 < .90 THEN 'done' ELSE 'closed' END,
          1 + floor(power(r3, 6) * 2000)::int,  -- ~28% have 1 vote: many ties
-         floor(power(r4, 3) * 20)::int, r6 < .0005, merged, authors[1 + (g / 11) % array_length(authors, 1)],
+         floor(power(r4, 3) * 20)::int, r6 < .0005, merged, authors[1 + (g / 5) % array_length(authors, 1)],
          created, least(now(), created + r6 * interval '30 days')
-    FROM (SELECT g, ws, boards, authors, r1, r2, r3, r4, r6,
+    FROM (SELECT g, ws, mine, boards, authors, r1, r2, r3, r4, r6, r7,
                  upper(left(t, 1)) || substr(t, 2) AS title, b || '.' AS body,
-                 CASE WHEN (g / 11) % 50 = 3 AND g > 11 * 8 THEN g - 11 * (1 + g % 7) END AS merged, -- 2%
+                 -- 2% of bench's posts are merged into an earlier post of bench
+                 CASE WHEN mine AND (g / 5) % 50 = 3 AND g > 5 * 8 THEN g - 5 * (1 + g % 7) END AS merged,
                  -- two years, roughly in id order, to the minute; every 100th on the hour: ties
                  date_trunc(CASE WHEN g % 100 = 0 THEN 'hour' ELSE 'minute' END,
-                   least(now(), now() - interval '2 years' + (g::float8 / $8) * interval '2 years'
+                   least(now(), now() - interval '2 years' + (g::float8 / $2) * interval '2 years'
                                 + (r5 - .5) * interval '6 hours')) AS created
             FROM (SELECT g, ${words('3 + (g % 6)::int', 7)} AS t, ${words('12 + (g % 29)::int', 9)} AS b,
-                         CASE WHEN g % 11 = 0 THEN $3::uuid ELSE $2::uuid END AS ws,
-                         CASE WHEN g % 11 = 0 THEN $5::uuid[] ELSE $4::uuid[] END AS boards,
-                         CASE WHEN g % 11 = 0 THEN $7::uuid[] ELSE $6::uuid[] END AS authors,
+                         w.ws, w.idx = 0 AS mine, w.boards, w.authors,
                          ${rnd('g', 1)} AS r1, ${rnd('g', 2)} AS r2, ${rnd('g', 3)} AS r3,
-                         ${rnd('g', 4)} AS r4, ${rnd('g', 5)} AS r5, ${rnd('g', 6)} AS r6
-                    FROM generate_series($9::bigint, $10::bigint) g) s) p`;
+                         ${rnd('g', 4)} AS r4, ${rnd('g', 5)} AS r5, ${rnd('g', 6)} AS r6, ${rnd('g', 12)} AS r7
+                    FROM generate_series($3::bigint, $4::bigint) g
+                    JOIN bench_ws w ON w.idx = CASE WHEN g % 5 < 3 THEN 0 ELSE 1 + (g / 5) % ${OTHERS} END) s) p`;
 
 async function main() {
   const admin = new Client({ connectionString: SERVER_URL });
@@ -164,9 +174,14 @@ async function main() {
   await db.connect();
   if (!seeded) {
     await setUp('bench', 500);
-    await setUp('bench-other', 50);
-    const [main, other] = [await ids('bench'), await ids('bench-other')];
-    const total = N + Math.floor(N / 10); // every 11th post is the other workspace's
+    const others = Array.from({ length: OTHERS }, (_, i) => `other-${String(i + 1).padStart(2, '0')}`);
+    for (const slug of others) await setUp(slug, 20);
+    await db.query(`CREATE TABLE bench_ws (idx int PRIMARY KEY, ws uuid, boards uuid[], authors uuid[])`);
+    for (const [idx, slug] of ['bench', ...others].entries()) {
+      const w = await ids(slug);
+      await db.query(`INSERT INTO bench_ws VALUES ($1, $2, $3, $4)`, [idx, w.id, w.boards, w.authors]);
+    }
+    const total = TOTAL;
     const started = performance.now();
     await db.query(`SET maintenance_work_mem = '1GB'; SET max_parallel_maintenance_workers = 2; SET synchronous_commit = off`);
     // Bulk load: drop posts' secondary indexes and rebuild them afterwards from their own
@@ -178,7 +193,7 @@ async function main() {
     const chunk = Math.ceil(total / 4);
     for (let from = 1; from <= total; from += chunk) {
       const to = Math.min(total, from + chunk - 1);
-      await db.query(INSERT_POSTS, [WORDS, main.id, other.id, main.boards, other.boards, main.authors, other.authors, total, from, to]);
+      await db.query(INSERT_POSTS, [WORDS, total, from, to]);
       log(`  posts ${from}..${to} inserted (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
     for (const { indexname, indexdef } of indexes) {
@@ -187,15 +202,18 @@ async function main() {
       log(`  ${indexname} built in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     }
     await db.query(`SELECT setval('posts_id_seq', (SELECT max(id) FROM posts))`);
+    await db.query(`DROP TABLE bench_ws`);
     await db.query(`VACUUM ANALYZE posts`);
     await db.query(`ANALYZE people, boards, workspaces`); // autovacuum may be off, or not have run yet
-    log(`seeded ${total} posts (${N} + ${total - N}) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    log(`seeded ${total} posts (${N} in bench + ${total - N} in ${OTHERS} others) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   const stats = await db.query(
-    `SELECT w.slug, count(*)::int AS posts, count(*) FILTER (WHERE p.body ILIKE '%${RARE_WORD}%')::int AS rare,
+    `SELECT CASE WHEN w.slug = 'bench' THEN 'bench' ELSE '40 others' END AS slug, count(*)::int AS posts, count(*) FILTER (WHERE p.body ILIKE '%${RARE_WORD}%')::int AS rare,
+            count(*) FILTER (WHERE p.body ILIKE '%${ELSEWHERE}%')::int AS elsewhere,
+            count(*) FILTER (WHERE p.body ILIKE '% ${RARE_SHORT} %')::int AS short,
             count(*) FILTER (WHERE p.merged_into_id IS NOT NULL)::int AS merged,
             count(DISTINCT p.created_at)::int AS distinct_created, count(DISTINCT p.votes)::int AS distinct_votes
-       FROM posts p JOIN workspaces w ON w.id = p.workspace_id GROUP BY w.slug ORDER BY w.slug`,
+       FROM posts p JOIN workspaces w ON w.id = p.workspace_id GROUP BY 1 ORDER BY 1`,
   );
   console.table(stats.rows);
   const size = await db.query(`SELECT pg_size_pretty(pg_table_size('posts')) AS t, pg_size_pretty(pg_indexes_size('posts')) AS i`);
@@ -220,7 +238,9 @@ async function main() {
     } finally {
       dataSource.query = query;
     }
-    return sent.find((s) => s.sql.includes('FROM posts p WHERE'))!;
+    // A search may first look among the newest posts; the last query is the one that answered.
+    const lists = sent.filter((s) => s.sql.includes('FROM posts p WHERE'));
+    return { ...lists[lists.length - 1], queries: lists.length };
   };
 
   const results: Record<string, string | number>[] = [];
@@ -234,7 +254,7 @@ async function main() {
     const used = [...new Set(plan.flatMap((l) => [...l.matchAll(/Index (?:Only )?Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1])))];
     const missing = c.expect.filter((i) => !used.includes(i));
     const execMs = Number(/Execution Time: ([\d.]+)/.exec(plan.join('\n'))?.[1]);
-    log(`\n=== ${c.name}  ${JSON.stringify(q)}  params ${JSON.stringify(listed.params)}`);
+    log(`\n=== ${c.name}  ${JSON.stringify(q)}  params ${JSON.stringify(listed.params)}${listed.queries > 1 ? '  (the page was not full among the newest posts: the plan of the second query)' : ''}`);
     log(plan.join('\n'));
     log(missing.length ? `!! expected ${missing.join(', ')}; plan used ${used.join(', ') || 'no index'}` : `ok: uses ${c.expect.join(', ')}`);
 
@@ -262,12 +282,12 @@ async function main() {
     times.sort((x, y) => x - y);
     results.push({
       case: c.name, 'plan ok': missing.length ? 'NO' : 'yes', indexes: used.filter((i) => i.startsWith('posts_') && i !== 'posts_pkey').join(' + '),
-      'explain ms': execMs, rows, 'p50 ms': +pct(times, 50).toFixed(1), 'p95 ms': +pct(times, 95).toFixed(1),
+      queries: listed.queries, 'explain ms': execMs, rows, 'p50 ms': +pct(times, 50).toFixed(1), 'p95 ms': +pct(times, 95).toFixed(1),
       'max ms': +times[times.length - 1].toFixed(1), ...(limited ? { '429s': limited } : {}),
     });
   }
 
-  log(`\nSummary: ${N} posts in workspace "bench" (+ ${Math.floor(N / 10)} elsewhere); per case ${WARMUP} warm-up, then ${REQUESTS} timed sequential requests (case i: 5)`);
+  log(`\nSummary: ${N} posts in workspace "bench" (+ ${TOTAL - N} in ${OTHERS} others); per case ${WARMUP} warm-up, then ${REQUESTS} timed sequential requests`);
   console.table(results);
 
   await db.end();

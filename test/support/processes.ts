@@ -28,10 +28,19 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs a built entry point of the project (`dist/src/<script>.js`) with the given environment. */
-export function runBuilt(script: string, args: string[], env: Record<string, string | undefined>): Running {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'src', `${script}.js`), ...args], {
-    cwd: ROOT,
+/**
+ * Runs a built entry point of the project (`dist/src/<script>.js`) with the given environment;
+ * `root` is another copy of the project, if given.
+ */
+export function runBuilt(script: string, args: string[], env: Record<string, string | undefined>, root = ROOT): Running {
+  return runIn(root, process.execPath, [join(root, 'dist', 'src', `${script}.js`), ...args], env, script);
+}
+
+/** Runs a command (`npm`, say) in a folder with the given environment. */
+export function runIn(cwd: string, command: string, args: string[], env: Record<string, string | undefined>, name = command): Running {
+  const script = name;
+  const child = spawn(command, args, {
+    cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -68,9 +77,12 @@ export function runBuilt(script: string, args: string[], env: Record<string, str
   };
 }
 
-/** Runs a built command to its end. */
-export async function runToEnd(script: string, args: string[], env: Record<string, string | undefined>) {
-  const running = runBuilt(script, args, env);
-  const code = await new Promise<number | null>((resolve) => running.child.once('exit', resolve));
+/** Waits for a command to end. */
+export async function toEnd(running: Running) {
+  const code = running.child.exitCode ?? (await new Promise<number | null>((resolve) => running.child.once('exit', resolve)));
   return { code, output: running.output(), stdout: running.stdout(), stderr: running.stderr() };
 }
+
+/** Runs a built command to its end. */
+export const runToEnd = (script: string, args: string[], env: Record<string, string | undefined>) =>
+  toEnd(runBuilt(script, args, env));

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsDefined, IsEmail, IsIn, IsObject, IsString, ValidateIf, ValidateNested } from 'class-validator';
 import { RequireOneOf } from '../../common/openapi';
-import { HasLength, Trim } from '../../common/validation';
+import { HasLength, Optional, Trim } from '../../common/validation';
 import { POST_CATEGORIES, PostCategory } from '../post.entity';
 
 /** A known email posts as that person; otherwise `name` is required and a guest is made. */
@@ -10,14 +10,16 @@ import { POST_CATEGORIES, PostCategory } from '../post.entity';
 @RequireOneOf('name', 'email')
 export class AuthorDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Required unless the email is known.' })
-  @IsOptional()
+  // Without an email nothing can be looked up: that is refused with the body's other problems.
+  @ValidateIf((author: AuthorDto, name) => name !== undefined || author.email === undefined)
+  @IsDefined({ message: 'is required' })
   @Trim()
   @IsString({ message: 'must be a string' })
   @HasLength(1, 100)
   name?: string;
 
   @ApiPropertyOptional({ format: 'email', description: 'A known email (any case) posts as that person.' })
-  @IsOptional()
+  @Optional('a string')
   @Trim()
   @IsString({ message: 'must be a string' })
   @IsEmail({}, { message: 'must be a valid email address' })
@@ -40,19 +42,19 @@ export class CreatePostDto {
 
   // Defaults are said in words: a `default` makes generated request types require the field.
   @ApiPropertyOptional({ maxLength: 5000, description: 'Up to 5,000 characters. Default: `""`.' })
-  @IsOptional()
+  @Optional('a string')
   @Trim()
   @IsString({ message: 'must be a string' })
   @HasLength(0, 5000)
   body?: string;
 
   @ApiPropertyOptional({ enum: POST_CATEGORIES, description: 'Default: `feature`.' })
-  @IsOptional()
+  @Optional('a string')
   @IsIn(POST_CATEGORIES, { message: `must be one of ${POST_CATEGORIES.join(', ')}` })
   category?: PostCategory;
 
   @ApiPropertyOptional({ type: AuthorDto, description: 'Omitted: the post is authored as the key creator.' })
-  @IsOptional()
+  @Optional('an object')
   @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => AuthorDto)

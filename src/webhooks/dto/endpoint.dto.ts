@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsOptional, IsString } from 'class-validator';
+import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsString } from 'class-validator';
+import { Optional } from '../../common/validation';
 import { EVENT_TYPES, EventType } from '../outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
 
@@ -12,7 +13,7 @@ const uniqueMessage = ({ value }: { value: unknown }) =>
 export class CreateEndpointDto {
   // The default is said in words: a `default` makes generated request types require the field.
   @ApiPropertyOptional({ enum: ENDPOINT_KINDS, description: 'Default: `webhook`.' })
-  @IsOptional()
+  @Optional('a string')
   @IsIn(ENDPOINT_KINDS, { message: `must be one of ${ENDPOINT_KINDS.join(', ')}` })
   kind?: EndpointKind;
 
@@ -33,12 +34,12 @@ export class CreateEndpointDto {
 @ApiSchema({ name: 'UpdateWebhookEndpointRequest' })
 export class UpdateEndpointDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional('a string')
   @IsString({ message: 'must be a string' })
   url?: string;
 
   @ApiPropertyOptional({ enum: EVENT_TYPES, isArray: true, minItems: 1 })
-  @IsOptional()
+  @Optional('a list of event types')
   @IsArray({ message: eventsMessage })
   @ArrayNotEmpty({ message: 'must name at least one event type' })
   @IsIn(EVENT_TYPES, { each: true, message: eventsMessage })
@@ -46,7 +47,7 @@ export class UpdateEndpointDto {
   events?: EventType[];
 
   @ApiPropertyOptional({ description: 'true turns the endpoint on and resets its failure count.' })
-  @IsOptional()
+  @Optional('true or false')
   @IsBoolean({ message: 'must be true or false' })
   enabled?: boolean;
 }

@@ -1,0 +1,260 @@
+/**
+ * Chorus against its floor: the built Chorus (dist/src/main.js) and floor-server.ts (node:http,
+ * pg, ioredis, the same SQL and Redis work, no framework) on one seeded database, loaded in
+ * turn with the same generator, 32 connections: GET /api/v1/posts?limit=25, then POST
+ * /api/v1/posts. Prints req/s, p50 and p99 of each run, the ratios (medians over rounds) and
+ * Chorus's peak RSS.
+ *
+ * `npm run bench:floor`. Environment:
+ * - BENCH_DATABASE_URL: the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres);
+ *   the bench works in a database `chorus_bench_floor`, dropped and created afresh.
+ * - BENCH_REDIS_URL: default redis://127.0.0.1:6379.
+ * - BENCH_POSTS (default 100000), BENCH_ROUNDS (default 5), BENCH_SECONDS per run (default 8),
+ *   BENCH_CONNECTIONS (default 32).
+ * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
+ * - CHORUS_NODE_OPTIONS: extra node flags for Chorus, e.g. `--cpu-prof --cpu-prof-dir=prof`.
+ *
+ * Chorus runs with its defaults except: RUN_WORKER=false (the API alone, as the floor has no
+ * outbox processor) and RATE_LIMIT_WINDOW_MS=100, so that the business plan's 300 requests per
+ * window admit every request of the load; the floor applies the same window.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { freePort } from '../support/processes';
+import { freshDatabase, log, sleep } from './support';
+
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DB_NAME = 'chorus_bench_floor';
+const POSTS = Number(process.env.BENCH_POSTS ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WINDOW_MS = '100';
+const hasWrk = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    return (error as { status?: number }).status === 1; // wrk --version exits 1 after printing
+  }
+})();
+const GENERATOR = process.env.BENCH_GENERATOR ?? (hasWrk ? 'wrk' : 'autocannon');
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Peak resident set size of a process so far (VmHWM), in MB. */
+const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await sleep(100);
+  }
+  throw new Error(`${url} did not answer within 60 s`);
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+interface Load {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+}
+
+function runWrk(baseUrl: string, key: string, load: Load, seconds: number): Run {
+  const script = join(tmpdir(), `chorus-floor-${process.pid}.lua`);
+  writeFileSync(
+    script,
+    `wrk.method = "${load.method}"
+wrk.headers["Authorization"] = "Bearer ${key}"
+${load.body ? `wrk.headers["Content-Type"] = "application/json"\nwrk.body = '${load.body}'` : ''}
+local non2xx = 0
+function response(status, headers, body) if status < 200 or status > 299 then non2xx = non2xx + 1 end end
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %d %d %d %d %d\\n", summary.requests, summary.duration,
+    latency:percentile(50), latency:percentile(99), summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+end
+`,
+  );
+  // wrk's response() runs per thread and its counts do not reach done(); status errors do.
+  const out = execFileSync('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', script, `${baseUrl}${load.path}`], {
+    encoding: 'utf8',
+  });
+  const [requests, durationUs, p50, p99, errors] = /RESULT (\d+) (\d+) (\d+) (\d+) (\d+)/.exec(out)!.slice(1).map(Number);
+  return { rps: requests / (durationUs / 1e6), p50: p50 / 1000, p99: p99 / 1000, non2xx: errors };
+}
+
+async function runAutocannon(baseUrl: string, key: string, load: Load, seconds: number): Promise<Run> {
+  const autocannon = require('autocannon');
+  const result = await autocannon({
+    url: `${baseUrl}${load.path}`,
+    method: load.method,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { Authorization: `Bearer ${key}`, ...(load.body ? { 'Content-Type': 'application/json' } : {}) },
+    body: load.body,
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+}
+
+const run = (baseUrl: string, key: string, load: Load, seconds: number): Promise<Run> =>
+  GENERATOR === 'wrk' ? Promise.resolve(runWrk(baseUrl, key, load, seconds)) : runAutocannon(baseUrl, key, load, seconds);
+
+async function seed(dbUrl: string): Promise<string> {
+  const db = new Client({ connectionString: dbUrl });
+  await db.connect();
+  const key = `chorus_key_${randomBytes(30).toString('base64url').replace(/[-_]/g, 'x').slice(0, 40)}`;
+  const [{ id: ws }] = (
+    await db.query(`INSERT INTO workspaces (slug, name, plan) VALUES ('bench', 'Bench', 'business') RETURNING id`)
+  ).rows;
+  const [{ id: member }] = (
+    await db.query(`INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'member', 'Olive Owner', 'owner@bench.example') RETURNING id`, [ws])
+  ).rows;
+  await db.query(
+    `INSERT INTO people (workspace_id, kind, name, email) SELECT $1, 'user', 'User ' || i, 'user' || i || '@bench.example' FROM generate_series(1, 200) i`,
+    [ws],
+  );
+  await db.query(`INSERT INTO boards (workspace_id, slug, name) VALUES ($1, 'ideas', 'Ideas'), ($1, 'bugs', 'Bugs')`, [ws]);
+  await db.query(
+    `INSERT INTO api_keys (workspace_id, key_hash, key_prefix, created_by) VALUES ($1, $2, $3, $4)`,
+    [ws, createHash('sha256').update(key).digest('hex'), key.slice(0, 15), member],
+  );
+  await db.query(
+    `INSERT INTO posts (workspace_id, board_id, title, body, votes, author_id, created_at, updated_at)
+     SELECT $1, (SELECT id FROM boards WHERE workspace_id = $1 AND slug = CASE WHEN g % 3 = 0 THEN 'bugs' ELSE 'ideas' END),
+            'Post number ' || g || ' about exports', 'Please let us export the dashboard ' || g || ' as CSV every week.',
+            1 + g % 17, (SELECT id FROM people WHERE workspace_id = $1 ORDER BY id OFFSET g % 201 LIMIT 1),
+            now() - (($2 - g) * interval '10 minutes'), now() - (($2 - g) * interval '10 minutes')
+       FROM generate_series(1, $2::int) g`,
+    [ws, POSTS],
+  );
+  await db.query(
+    `INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM posts WHERE workspace_id = $1`,
+    [ws],
+  );
+  await db.query(`VACUUM ANALYZE`);
+  await db.end();
+  return key;
+}
+
+async function main() {
+  const database = await freshDatabase(DB_NAME);
+  const dbUrl = database.url;
+  const children: ChildProcess[] = [];
+  const stopAll = () => children.forEach((child) => child.exitCode === null && child.kill('SIGTERM'));
+  process.on('exit', stopAll);
+  try {
+    const chorusPort = await freePort();
+    const chorus = spawn(
+      process.execPath,
+      [...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(__dirname, '../../src/main.js')],
+      {
+        env: {
+          ...process.env,
+          PORT: String(chorusPort),
+          DATABASE_URL: dbUrl,
+          REDIS_URL,
+          ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+          BASE_URL: 'https://chorus.bench',
+          RUN_WORKER: 'false',
+          RATE_LIMIT_WINDOW_MS: WINDOW_MS,
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    children.push(chorus);
+    const chorusUrl = `http://127.0.0.1:${chorusPort}`;
+    await waitFor(`${chorusUrl}/healthz`, chorus); // migrations have run
+    const started = Date.now();
+    const key = await seed(dbUrl);
+    log(`seeded ${POSTS} posts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const floor = spawn(process.execPath, [join(__dirname, 'floor-server.js')], {
+      env: { ...process.env, FLOOR_DATABASE_URL: dbUrl, FLOOR_REDIS_URL: REDIS_URL, FLOOR_WINDOW_MS: WINDOW_MS },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(floor);
+    const floorPort = await new Promise<number>((resolve, reject) => {
+      floor.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).port));
+      floor.once('exit', (code) => reject(new Error(`the floor server exited with ${code}`)));
+    });
+    const floorUrl = `http://127.0.0.1:${floorPort}`;
+
+    const loads: Record<string, Load> = {
+      list: { method: 'GET', path: '/api/v1/posts?limit=25' },
+      create: {
+        method: 'POST',
+        path: '/api/v1/posts',
+        body: JSON.stringify({ board: 'ideas', title: 'Export the roadmap as PDF', body: 'So that we can share it offline.' }),
+      },
+    };
+    const targets = { chorus: chorusUrl, floor: floorUrl };
+    log(`generator: ${GENERATOR}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and route`);
+    for (const url of Object.values(targets)) for (const load of Object.values(loads)) await run(url, key, load, 2); // warm-up
+
+    const runs: { round: number; route: string; server: string; run: Run }[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Alternate which server goes first, so that a drift on the machine favours neither.
+      const order = round % 2 ? (['chorus', 'floor'] as const) : (['floor', 'chorus'] as const);
+      for (const [route, load] of Object.entries(loads)) {
+        for (const server of order) {
+          const result = await run(targets[server], key, load, SECONDS);
+          runs.push({ round, route, server, run: result });
+          log(
+            `round ${round} ${route.padEnd(6)} ${server.padEnd(6)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${result.non2xx ? `  !! ${result.non2xx} errors or non-2xx` : ''}`,
+          );
+        }
+      }
+    }
+
+    const summary = Object.keys(loads).map((route) => {
+      const of = (server: string) => runs.filter((r) => r.route === route && r.server === server).map((r) => r.run);
+      const [c, f] = [of('chorus'), of('floor')];
+      const rounds = c.map((_, i) => ({ rps: c[i].rps / f[i].rps, p99: c[i].p99 / f[i].p99 }));
+      return {
+        route,
+        'chorus req/s': Math.round(median(c.map((r) => r.rps))),
+        'chorus p50 ms': +median(c.map((r) => r.p50)).toFixed(1),
+        'chorus p99 ms': +median(c.map((r) => r.p99)).toFixed(1),
+        'floor req/s': Math.round(median(f.map((r) => r.rps))),
+        'floor p50 ms': +median(f.map((r) => r.p50)).toFixed(1),
+        'floor p99 ms': +median(f.map((r) => r.p99)).toFixed(1),
+        'req/s ratio': +median(rounds.map((r) => r.rps)).toFixed(2),
+        'p99 ratio': +median(rounds.map((r) => r.p99)).toFixed(2),
+        errors: [...c, ...f].reduce((n, r) => n + r.non2xx, 0),
+      };
+    });
+    log(`\nMedians over ${ROUNDS} rounds (ratios: median of the per-round ratios, Chorus / floor)`);
+    console.table(summary);
+    log(`Chorus peak RSS: ${peakRssMb(chorus.pid!).toFixed(0)} MB (floor: ${peakRssMb(floor.pid!).toFixed(0)} MB)`);
+  } finally {
+    // Chorus shuts down gracefully on SIGTERM (and writes its profile, under --cpu-prof).
+    const exited = children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))));
+    stopAll();
+    await Promise.race([Promise.all(exited), sleep(20_000)]);
+    await database.drop().catch(() => {});
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,51 @@
+import { Client as PgClient } from 'pg';
+import { createWorkspace, TestWorkspace } from './support/factories';
+import { Client, expectError } from './support/http';
+import { onEmbeddedDatabase, startTestApp, TestApp, testDatabaseUrl } from './support/test-app';
+
+// PGlite does not enforce statement_timeout (README: configuration), so this runs on PostgreSQL only.
+const onPostgres = onEmbeddedDatabase() ? describe.skip : describe;
+
+onPostgres('DATABASE_STATEMENT_TIMEOUT_MS', () => {
+  let t: TestApp;
+  let ws: TestWorkspace;
+  let api: Client;
+
+  beforeAll(async () => {
+    t = await startTestApp({ DATABASE_STATEMENT_TIMEOUT_MS: '300' });
+    ws = await createWorkspace(t.app);
+    api = new Client(t.baseUrl, ws.key);
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 query_timeout past the timeout, gives the connection back, and the next request succeeds', async () => {
+    const post = await api.post('/api/v1/posts', { board: 'ideas', title: 'A post someone holds' });
+    expect(post.status).toBe(201);
+    const id = post.body.data.id;
+
+    // Another session holds the post's row lock, which a status change waits for.
+    const holder = new PgClient({ connectionString: testDatabaseUrl() });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM posts WHERE workspace_id = $1 AND id = $2 FOR UPDATE', [ws.id, id]);
+      // More requests than the pool has connections (10): each one's connection came back.
+      for (let i = 0; i < 12; i++) {
+        const started = Date.now();
+        const answer = await api.patch(`/api/v1/posts/${id}`, { status: 'planned' });
+        expectError(answer, 503, 'query_timeout', /^The request took longer than the database allows \(300 ms\) and was cancelled\./);
+        expect(Date.now() - started).toBeLessThan(5_000);
+      }
+      // Reads that do not wait on the lock are served meanwhile.
+      expect((await api.get(`/api/v1/posts/${id}`)).body.data.status).toBe('open');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+
+    const changed = await api.patch(`/api/v1/posts/${id}`, { status: 'planned' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.status).toBe('planned');
+    expect((await api.get('/api/v1/posts')).status).toBe(200);
+  });
+});
