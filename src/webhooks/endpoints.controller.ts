@@ -108,7 +108,7 @@ export class EndpointsController {
   })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(EndpointWithSecretResponse) })
-  @ApiErrors(400, [400, 'kind: only webhook endpoints have a signing secret'], NOT_FOUND)
+  @ApiErrors(400, [400, 'path: endpoint 7c9e6679-7425-40de-944b-e07fc1f90ae7 is a slack endpoint; only webhook endpoints have a signing secret'], NOT_FOUND)
   async rotate(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(NoFields) _body: object) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(caller.workspaceId, id);
     return { data: toEndpointResponse(endpoint, secret) };
