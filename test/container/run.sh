@@ -99,7 +99,7 @@ modules="$CACHE/prod-modules-$lock_hash"
 if [ ! -d "$modules/node_modules" ]; then
   rm -rf "$modules" && mkdir -p "$modules"
   cp package.json package-lock.json "$modules/"
-  (cd "$modules" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+  (cd "$modules" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) ||
     { fail "npm install --omit=dev"; finish; }
 fi
 mkdir -p "$STAGE/prebuilt/dist" "$STAGE/test"
