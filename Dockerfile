@@ -1,15 +1,24 @@
 # Chorus: the API (node dist/src/main.js) or the outbox processor alone (node dist/src/worker.js).
 # Build:  docker build -t chorus .
+#
+# Where the build cannot reach the npm registry, build on the host and pass the result:
+# a context with prebuilt/node_modules (production dependencies) and prebuilt/dist, and
+# --build-arg PREBUILT=true (test/container/run.sh does this).
 
 FROM node:20-bookworm-slim AS build
+ARG PREBUILT=false
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN [ "$PREBUILT" = true ] || npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY migrations ./migrations
 COPY test/bench ./test/bench
-RUN npm run build && npm prune --omit=dev && rm -rf dist/test
+# The glob copies prebuilt/'s node_modules and dist when the context has them, and nothing otherwise.
+COPY package.json prebuil[t] ./
+RUN if [ "$PREBUILT" = true ]; then test -f dist/src/main.js -a -d node_modules/@nestjs/core || \
+      { echo 'PREBUILT=true needs prebuilt/dist and prebuilt/node_modules in the context' >&2; exit 1; }; \
+    else npm run build && npm prune --omit=dev && rm -rf dist/test; fi
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \

@@ -1,15 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ErrorBody } from './common/openapi';
+import { applySchemaRules, COMMON_ERROR_EXAMPLES, ERROR_DESCRIPTIONS, ErrorBody, errorExample, fallbackOperationId } from './common/openapi';
+import { APP_CONFIG, AppConfig } from './config/app-config';
+import { webhookDocument } from './webhooks/event-schemas';
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' };
-const EVERY_API_ERROR: Record<string, string> = {
-  '401': '`unauthorized`: a missing, wrong or revoked key',
-  '403': '`plan_required`: the workspace\'s plan has no API',
-  '429': '`rate_limited`: over the plan\'s requests per minute, or too many failed authentications; see `Retry-After`',
-  '500': '`server_error`: our failure; the message carries the request id',
-  '503': '`query_timeout`: the database work took longer than the server allows and was cancelled; narrow a search, or try again',
-};
 const HEADERS = {
   'Request-Id': { description: 'Identifies the request in our logs.', schema: { type: 'string' } },
   'X-RateLimit-Limit': { description: 'The plan\'s requests per window.', schema: { type: 'integer' } },
@@ -26,37 +21,74 @@ const IDEMPOTENCY_KEY = {
     '5xx and 400 answers are not kept.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
-const IDEMPOTENCY_ERRORS: Record<string, string> = {
-  '400': '`invalid_request`, also `idempotency-key: was used with a different request`',
-  '409': '`conflict`: a request with this `Idempotency-Key` is still in progress',
+/** What an `Idempotency-Key` can answer, on every POST beside the route's own errors. */
+const IDEMPOTENCY_EXAMPLES: Record<number, Record<string, ReturnType<typeof errorExample>>> = {
+  400: {
+    idempotency_key_reused: errorExample(
+      'invalid_request',
+      'idempotency-key: was used with a different request',
+      'The key was used with another body',
+    ),
+  },
+  409: {
+    idempotency_key_in_flight: errorExample(
+      'conflict',
+      'A request with this Idempotency-Key is still in progress; retry it later.',
+      'The first request with this key is still running',
+    ),
+  },
 };
 
+const TAGS: [name: string, description: string][] = [
+  ['Boards', 'The workspace\'s boards.'],
+  ['Posts', 'Feedback posts: list, search, create, change status, merge.'],
+  ['Comments', 'Comments on posts, and official team replies.'],
+  ['Webhook endpoints', 'Where events are delivered (own servers, Slack, Discord), and their deliveries.'],
+  ['Webhook events', 'What an own server receives: one signed POST per event.'],
+];
+
 /**
- * The OpenAPI 3 document, built from the controllers' and DTOs' decorators, with what every
- * API route shares added here: the 401, 403, 429 and 500 answers and the headers, and on every
- * POST the `Idempotency-Key` header with its 400 and 409. Objects
- * allow no properties beyond those documented, so a test of real answers against it catches
- * any drift between the code and the document.
+ * The OpenAPI 3.1 document, built from the controllers' and DTOs' decorators, with what every
+ * API route shares added here: the 401, 403, 429 and 500 answers with their examples, the
+ * headers, on every POST the `Idempotency-Key` header with its 400 and 409, the servers
+ * (BASE_URL) and the `webhooks` section. Objects allow no properties
+ * beyond those documented, so a test of real answers against it catches any drift between the
+ * code and the document; another lints it and compiles a client generated from it.
  */
 export function openApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const { baseUrl } = app.get<AppConfig>(APP_CONFIG);
+  const builder = new DocumentBuilder()
     .setTitle('Chorus API')
     .setDescription(
       'Feedback boards: boards, posts, comments and webhook endpoints of the workspace a key belongs to. ' +
         'Errors are `{ error: { code, message } }`; `invalid_request` messages read `<field>: <problem>`.',
     )
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key: `chorus_key_…`' })
-    .build();
-  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorBody] });
+    .setLicense('Proprietary', `${baseUrl}/docs`)
+    .addServer(baseUrl, 'This deployment (BASE_URL).')
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'opaque',
+      description: 'An API key, `chorus_key_…`, made with the CLI (`key create`). Opaque: nothing to decode.',
+    });
+  for (const [name, description] of TAGS) builder.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, builder.build(), {
+    extraModels: [ErrorBody],
+    operationIdFactory: fallbackOperationId,
+  });
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/api/')) continue;
     for (const [method, operation] of Object.entries(item) as [string, { responses?: Record<string, any>; parameters?: unknown[] }][]) {
       if (!operation?.responses) continue;
       const post = method === 'post';
-      const errors = post ? { ...EVERY_API_ERROR, ...IDEMPOTENCY_ERRORS } : EVERY_API_ERROR;
-      for (const [status, description] of Object.entries(errors)) {
-        operation.responses[status] ??= { description, content: { 'application/json': { schema: ERROR_REF } } };
+      for (const [status, examples] of Object.entries(post ? { ...COMMON_ERROR_EXAMPLES, ...IDEMPOTENCY_EXAMPLES } : COMMON_ERROR_EXAMPLES)) {
+        const response = (operation.responses[status] ??= {
+          description: ERROR_DESCRIPTIONS[Number(status)],
+          content: { 'application/json': { schema: ERROR_REF, examples: {} } },
+        });
+        const content = (response.content ??= { 'application/json': { schema: ERROR_REF, examples: {} } })['application/json'];
+        content.examples = { ...examples, ...content.examples };
       }
       if (post) operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY];
       for (const [status, response] of Object.entries(operation.responses)) {
@@ -66,11 +98,15 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       }
     }
   }
-  for (const schema of Object.values(document.components?.schemas ?? {}) as Record<string, unknown>[]) {
+  const schemas = (document.components ??= {}).schemas ??= {};
+  for (const schema of Object.values(schemas) as Record<string, unknown>[]) {
     if (schema.type === 'object' && schema.properties) schema.additionalProperties = false;
   }
+  applySchemaRules(schemas);
+  const events = webhookDocument('Webhook events');
+  Object.assign(schemas, events.schemas);
   document.openapi = '3.1.0';
-  return toJsonSchemaNulls(document) as OpenAPIObject;
+  return toJsonSchemaNulls({ ...document, webhooks: events.webhooks }) as OpenAPIObject;
 }
 
 /**

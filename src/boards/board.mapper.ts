@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Links } from '../config/links';
 import type { BoardEntity } from './board.entity';
 
 /** A board as the API shows it. */
+@ApiSchema({ name: 'Board' })
 export class BoardResponse {
   @ApiProperty({ format: 'uuid', description: 'Identifier of the board.' })
   id!: string;

@@ -1,5 +1,5 @@
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DataOf } from '../common/openapi';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { DataOf, Operation } from '../common/openapi';
 import { Controller, Get } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
@@ -17,7 +17,7 @@ export class BoardsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Every board of the workspace, private ones included.' })
+  @Operation({ id: 'listBoards', summary: 'List boards', description: 'Every board of the workspace, private ones included.' })
   @ApiOkResponse({ type: DataOf(BoardResponse, { list: true }) })
   async list(@CurrentCaller() caller: Caller) {
     const boards = await this.boards.list(caller.workspaceId);

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { AuthorRef } from '../posts/post.mapper';
 
 export interface CommentRow {
@@ -16,6 +16,7 @@ export const COMMENT_SELECT = `
     JOIN people a ON a.workspace_id = c.workspace_id AND a.id = c.author_id`;
 
 /** A comment as the API shows it. */
+@ApiSchema({ name: 'Comment' })
 export class CommentResponse {
   @ApiProperty({ type: 'integer', minimum: 1 })
   id!: number;

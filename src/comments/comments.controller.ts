@@ -1,5 +1,5 @@
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, DataOf } from '../common/openapi';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, DataOf, Operation } from '../common/openapi';
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { PostIdPipe } from '../common/post-id.pipe';
@@ -17,17 +17,21 @@ export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'A post\'s comments, oldest first.' })
+  @Operation({ id: 'listComments', summary: 'List a post\'s comments', description: 'Every comment of the post, oldest first.' })
   @ApiOkResponse({ type: DataOf(CommentResponse, { list: true }) })
-  @ApiErrors(404)
+  @ApiErrors([404, 'No such post in this workspace.'])
   async list(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) postId: number) {
     return { data: await this.comments.list(caller, postId) };
   }
 
   @Post()
-  @ApiOperation({ summary: 'Posts an official team reply as the key creator. Sends comment.created.' })
+  @Operation({
+    id: 'createComment',
+    summary: 'Reply to a post',
+    description: 'Posts an official team reply as the key\'s creator; the post\'s `comments` count goes up. Sends `comment.created`.',
+  })
   @ApiCreatedResponse({ type: DataOf(CommentResponse) })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(400, [400, 'body: must be 1 to 2000 characters'], [404, 'No such post in this workspace.'], 413)
   async create(
     @CurrentCaller() caller: Caller,
     @Param('id', PostIdPipe) postId: number,

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Links } from '../config/links';
 import { POST_CATEGORIES, POST_STATUSES, PostCategory, PostStatus } from './post.entity';
 
@@ -36,6 +36,7 @@ export const postSelect = (source = 'posts') => `
     LEFT JOIN posts m ON m.workspace_id = p.workspace_id AND m.id = p.merged_into_id
     LEFT JOIN boards mb ON mb.workspace_id = m.workspace_id AND mb.id = m.board_id`;
 
+@ApiSchema({ name: 'BoardRef' })
 export class PostBoardRef {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -47,6 +48,7 @@ export class PostBoardRef {
   name!: string;
 }
 
+@ApiSchema({ name: 'MergeTarget' })
 export class MergedIntoRef {
   @ApiProperty({ type: 'integer' })
   id!: number;
@@ -58,6 +60,7 @@ export class MergedIntoRef {
   url!: string;
 }
 
+@ApiSchema({ name: 'Author' })
 export class AuthorRef {
   @ApiProperty({ example: 'Ada Lovelace' })
   name!: string;
@@ -70,6 +73,7 @@ export class VoterResponse {
 }
 
 /** A post as the API shows it. */
+@ApiSchema({ name: 'Post' })
 export class PostResponse {
   @ApiProperty({ type: 'integer', minimum: 1 })
   id!: number;

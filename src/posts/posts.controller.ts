@@ -3,11 +3,10 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
-  ApiOperation,
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiErrors, DataOf, PageOf } from '../common/openapi';
+import { ApiErrors, DataOf, Operation, PageOf } from '../common/openapi';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentCaller } from '../auth/caller.decorator';
@@ -30,9 +29,15 @@ export class PostsController {
   constructor(private readonly posts: PostsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Lists posts, newest first by default.' })
+  @Operation({
+    id: 'listPosts',
+    summary: 'List posts',
+    description:
+      'A page of the workspace\'s posts, newest first by default, optionally of one board or status, matching search terms. ' +
+      'Merged posts are left out unless `include_merged=true`. Walk the pages with `next_offset`.',
+  })
   @ApiOkResponse({ type: PageOf(PostResponse) })
-  @ApiErrors(400, 404)
+  @ApiErrors([400, 'limit: must be an integer from 1 to 100'], [404, 'No such board "nope" in this workspace.'])
   list(@CurrentCaller() caller: Caller, @Query(QueryValidation) query: ListPostsQuery) {
     return this.posts.list(caller, {
       board: query.board || undefined,
@@ -45,27 +50,44 @@ export class PostsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Creates a post; the author\'s vote counts. Sends post.created.' })
+  @Operation({
+    id: 'createPost',
+    summary: 'Create a post',
+    description:
+      'Creates a post on a board, as the given author or as the key\'s creator; the author\'s vote counts (`votes: 1`). ' +
+      'Sends `post.created`.',
+  })
   @ApiCreatedResponse({ type: DataOf(PostResponse) })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(400, [400, 'title: must be 4 to 120 characters'], [404, 'No such board "nope" in this workspace.'], 413)
   async create(@CurrentCaller() caller: Caller, @Body(BodyValidation) body: CreatePostDto) {
     return { data: await this.posts.create(caller, body) };
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One post; merged posts too.' })
+  @Operation({ id: 'getPost', summary: 'Get a post', description: 'One post of the workspace, merged ones included.' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: DataOf(PostResponse) })
-  @ApiErrors(404)
+  @ApiErrors([404, 'No such post in this workspace.'])
   async get(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) id: number) {
     return { data: await this.posts.get(caller, id) };
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Changes the status. Sends post.status_changed unless the status is the same.' })
+  @Operation({
+    id: 'updatePost',
+    summary: 'Change a post\'s status',
+    description:
+      'Sets the status; any status may follow any. Sends `post.status_changed` unless the post already has that status, ' +
+      'in which case nothing changes.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: DataOf(PostResponse) })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(
+    400,
+    [400, 'status: must be one of open, planned, in_progress, done, closed'],
+    [404, 'No such post in this workspace.'],
+    413,
+  )
   async update(
     @CurrentCaller() caller: Caller,
     @Param('id', PostIdPipe) id: number,
@@ -76,10 +98,16 @@ export class PostsController {
 
   @Post(':id/merge')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Merges the post into another; it is closed and its voters count on the target.' })
+  @Operation({
+    id: 'mergePost',
+    summary: 'Merge a post into another',
+    description:
+      'Merges a duplicate into another post of the workspace: it is closed, its voters count on the target, its comments stay. ' +
+      'Sends `post.status_changed` with `merged_into`.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: DataOf(PostResponse) })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(400, [400, 'into: must be another post'], [404, 'No such post in this workspace.'], 413)
   async merge(
     @CurrentCaller() caller: Caller,
     @Param('id', PostIdPipe) id: number,
@@ -89,23 +117,27 @@ export class PostsController {
   }
 
   @Get(':id/votes')
-  @ApiOperation({ summary: 'The post\'s voters, newest vote first: names only.' })
+  @Operation({ id: 'listVotes', summary: 'List a post\'s voters', description: 'The post\'s voters, newest vote first: names only, never an email.' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: PageOf(VoterResponse) })
-  @ApiErrors(400, 404)
+  @ApiErrors(400, [404, 'No such post in this workspace.'])
   listVotes(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) id: number, @Query(QueryValidation) query: PageQuery) {
     return this.posts.listVoters(caller, id, toPage(query));
   }
 
   @Post(':id/votes')
-  @ApiOperation({
-    summary: 'Adds a vote on behalf of a person; a merged post\'s vote goes to its target. Sends post.voted.',
-    description: 'Answers with the post the vote counts on: 201 for a new vote, 200 (unchanged, no event) when it was there.',
+  @Operation({
+    id: 'addVote',
+    summary: 'Vote on behalf of a person',
+    description:
+      'Adds the vote of a known person (by email) or a new guest (by name), with the rules of a post\'s `author`; a merged ' +
+      'post\'s vote goes to its target. Answers with the post the vote counts on: 201 for a new vote (and a `post.voted` ' +
+      'event), 200 unchanged when it was there.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiCreatedResponse({ type: DataOf(PostResponse), description: 'A new vote.' })
   @ApiOkResponse({ type: DataOf(PostResponse), description: 'The vote was already there.' })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(400, [404, 'No such post in this workspace.'], 413)
   async vote(
     @CurrentCaller() caller: Caller,
     @Param('id', PostIdPipe) id: number,
@@ -119,10 +151,10 @@ export class PostsController {
 
   @Delete(':id/votes')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Removes a person\'s vote (by email; omitted: the key\'s creator).' })
+  @Operation({ id: 'removeVote', summary: 'Remove a vote', description: 'Removes a person\'s vote (by email; omitted: the key\'s creator).' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiNoContentResponse({ description: 'Removed, or there was none.' })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(400, [404, 'No such post in this workspace.'], 413)
   async unvote(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) id: number, @Body(BodyValidation) body: VoteDto): Promise<void> {
     await this.posts.removeVote(caller, id, body.voter);
   }

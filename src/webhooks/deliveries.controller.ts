@@ -1,5 +1,5 @@
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, DataOf, PageOf } from '../common/openapi';
+import { ApiBearerAuth, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, DataOf, Operation, PageOf } from '../common/openapi';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { toPage } from '../common/page.query';
 import { NoFields, QueryValidation } from '../common/validation';
@@ -16,21 +16,33 @@ export class DeliveriesController {
   constructor(private readonly deliveries: DeliveriesService) {}
 
   @Get()
-  @ApiOperation({
-    summary: 'The delivery log: every delivery of the workspace, voter emails included, newest first, with every attempt.',
+  @Operation({
+    id: 'listDeliveries',
+    summary: 'List deliveries',
+    description:
+      'The delivery log: every delivery of the workspace, voter emails included, newest first, with every attempt; ' +
+      'optionally of one channel or one endpoint.',
   })
   @ApiOkResponse({ type: PageOf(DeliveryResponse) })
-  @ApiErrors(400, 404)
+  @ApiErrors([400, 'channel: must be one of webhook, slack, discord, email'], [404, 'No such webhook endpoint in this workspace.'])
   list(@CurrentCaller() caller: Caller, @Query(QueryValidation) query: ListDeliveriesQuery) {
     return this.deliveries.list(caller.workspaceId, { channel: query.channel, endpointId: query.endpoint_id }, toPage(query));
   }
 
   @Post(':id/retry')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Sends the delivery again now.' })
+  @Operation({
+    id: 'retryDelivery',
+    summary: 'Retry a delivery',
+    description: 'Sends the delivery again now, whatever its status; it is `pending` until the attempt is made.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(DeliveryResponse) })
-  @ApiErrors(400, 404, 409)
+  @ApiErrors(
+    400,
+    [404, 'No such delivery in this workspace.'],
+    [409, 'The endpoint is turned off; turn it on before retrying its deliveries.'],
+  )
   async retry(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(NoFields) _body: object) {
     return { data: await this.deliveries.retry(caller.workspaceId, id) };
   }

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { EVENT_TYPES } from './outbox-event.entity';
 import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
+import { ATTEMPT_ERRORS, AttemptError } from './attempt-errors';
 
 export const CHANNELS = ['webhook', 'slack', 'discord', 'email'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -14,7 +15,7 @@ export interface DeliveryRow {
   reason: DeliveryReason | null;
   created_at: Date;
   next_attempt_at: Date | null;
-  attempts: { at: string; duration_ms: number; status_code: number | null; error: string | null }[];
+  attempts: { at: string; duration_ms: number; status_code: number | null; error: AttemptError | null }[];
 }
 
 /** A delivery and its attempts, oldest attempt first. */
@@ -29,6 +30,7 @@ export const DELIVERY_SELECT = `
     FROM webhook_deliveries d
     LEFT JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id`;
 
+@ApiSchema({ name: 'DeliveryAttempt' })
 export class AttemptResponse {
   @ApiProperty({ format: 'date-time' })
   at!: string;
@@ -40,14 +42,19 @@ export class AttemptResponse {
   status_code!: number | null;
 
   @ApiProperty({
+    enum: ATTEMPT_ERRORS,
     type: String,
     nullable: true,
-    description: 'What happened when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, unsafe_target, network_error, smtp_error, secret_unreadable.',
+    description:
+      'What happened when there was no usable answer: `timeout`, `connection_refused`, `connection_reset`, `dns_error`, ' +
+      '`tls_error`, `unsafe_target` (the address is not public), `network_error` (any other), `smtp_error` (voter email), ' +
+      '`secret_unreadable` (the stored secret does not open with `ENCRYPTION_KEY`); null when there was an answer.',
   })
-  error!: string | null;
+  error!: AttemptError | null;
 }
 
 /** A delivery of one event to one endpoint or one voter's email, with every attempt. */
+@ApiSchema({ name: 'Delivery' })
 export class DeliveryResponse {
   @ApiProperty({ format: 'uuid', description: 'The `Chorus-Delivery` header and the body\'s `id`.' })
   id!: string;

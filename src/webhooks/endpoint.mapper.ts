@@ -1,8 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { EVENT_TYPES } from './outbox-event.entity';
 import { DisabledReason, ENDPOINT_KINDS, EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
 
 /** A webhook, Slack or Discord endpoint as the API shows it. */
+@ApiSchema({ name: 'WebhookEndpoint' })
 export class EndpointResponse {
   @ApiProperty({ format: 'uuid' })
   id!: string;
@@ -28,11 +29,28 @@ export class EndpointResponse {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  @ApiPropertyOptional({
-    pattern: '^whsec_[0-9A-Za-z]{32,}$',
-    description: 'The signing secret: only in the answers to create and rotate_secret.',
-  })
+  /** Only in the answers to create and rotate_secret, documented by EndpointWithSecretResponse. */
   secret?: string;
+}
+
+/** The answers to creating a webhook endpoint and to rotating its secret: the only ones with the secret. */
+@ApiSchema({ name: 'WebhookEndpointWithSecret' })
+export class EndpointWithSecretResponse extends EndpointResponse {
+  @ApiProperty({ enum: ['webhook'] })
+  declare kind: 'webhook';
+
+  @ApiProperty({
+    pattern: '^whsec_[0-9A-Za-z]{32,}$',
+    description: 'The signing secret, shown in this answer only: keep it to verify deliveries.',
+  })
+  declare secret: string;
+}
+
+/** A Slack or Discord endpoint as created: no signing secret, its URL masked. */
+@ApiSchema({ name: 'ChatEndpoint' })
+export class ChatEndpointResponse extends EndpointResponse {
+  @ApiProperty({ enum: ['slack', 'discord'] })
+  declare kind: 'slack' | 'discord';
 }
 
 /**

@@ -1,5 +1,5 @@
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, DataOf, PageOf } from '../common/openapi';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiExtraModels, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiErrors, DataOf, Operation, PageOf } from '../common/openapi';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { PageQuery, toPage } from '../common/page.query';
@@ -9,11 +9,14 @@ import { DeliveriesService } from './deliveries.service';
 import { CreateEndpointDto, RecoverDto, UpdateEndpointDto } from './dto/endpoint.dto';
 import { DeliveryResponse, RecoveredResponse } from './delivery.mapper';
 import { EndpointToolsService } from './endpoint-tools.service';
-import { EndpointResponse, toEndpointResponse } from './endpoint.mapper';
+import { ChatEndpointResponse, EndpointResponse, EndpointWithSecretResponse, toEndpointResponse } from './endpoint.mapper';
 import { EndpointsService } from './endpoints.service';
+
+const NOT_FOUND: [404, string] = [404, 'No such webhook endpoint in this workspace.'];
 
 @ApiTags('Webhook endpoints')
 @ApiBearerAuth()
+@ApiExtraModels(EndpointWithSecretResponse, ChatEndpointResponse)
 @Controller('api/v1/webhook_endpoints')
 export class EndpointsController {
   constructor(
@@ -23,86 +26,135 @@ export class EndpointsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'The workspace\'s endpoints.' })
+  @Operation({
+    id: 'listWebhookEndpoints',
+    summary: 'List endpoints',
+    description: 'The workspace\'s webhook, Slack and Discord endpoints, oldest first; Slack and Discord URLs masked.',
+  })
   @ApiOkResponse({ type: DataOf(EndpointResponse, { list: true }) })
   async list(@CurrentCaller() caller: Caller) {
     return { data: (await this.endpoints.list(caller.workspaceId)).map((e) => toEndpointResponse(e)) };
   }
 
   @Post()
-  @ApiOperation({ summary: 'Creates an endpoint; the answer is the only one with its signing secret.' })
-  @ApiCreatedResponse({ type: DataOf(EndpointResponse) })
-  @ApiErrors(400, 413)
+  @Operation({
+    id: 'createWebhookEndpoint',
+    summary: 'Create an endpoint',
+    description:
+      'Creates a webhook (own server), Slack or Discord endpoint for the given event types. A webhook endpoint\'s answer ' +
+      'is the only one, with that of a rotation, that shows its signing `secret`.',
+  })
+  @ApiCreatedResponse({
+    description: 'The endpoint; a webhook endpoint with its signing secret.',
+    schema: {
+      type: 'object',
+      required: ['data'],
+      properties: {
+        data: {
+          oneOf: [{ $ref: getSchemaPath(EndpointWithSecretResponse) }, { $ref: getSchemaPath(ChatEndpointResponse) }],
+        },
+      },
+    },
+  })
+  @ApiErrors(
+    400,
+    [400, 'events: must name at least one event type'],
+    [403, 'This workspace\'s plan allows 5 webhook endpoints; delete one or upgrade the plan.'],
+    413,
+  )
   async create(@CurrentCaller() caller: Caller, @Body(BodyValidation) body: CreateEndpointDto) {
     const { endpoint, secret } = await this.endpoints.create(caller, body);
     return { data: toEndpointResponse(endpoint, secret) };
   }
 
   @Get(':id')
+  @Operation({ id: 'getWebhookEndpoint', summary: 'Get an endpoint', description: 'One endpoint of the workspace, without its secret.' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(EndpointResponse) })
-  @ApiErrors(404)
+  @ApiErrors(NOT_FOUND)
   async get(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return { data: toEndpointResponse(await this.endpoints.get(caller.workspaceId, id)) };
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Changes the url, the events, or turns the endpoint on or off.' })
+  @Operation({
+    id: 'updateWebhookEndpoint',
+    summary: 'Change an endpoint',
+    description: 'Changes the URL or the events, or turns the endpoint on or off; turning it on resets its failure count.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(EndpointResponse) })
-  @ApiErrors(400, 404, 413)
+  @ApiErrors(400, [400, 'enabled: must be true or false'], NOT_FOUND, 413)
   async update(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(BodyValidation) body: UpdateEndpointDto) {
     return { data: toEndpointResponse(await this.endpoints.update(caller.workspaceId, id, body)) };
   }
 
   @Delete(':id')
   @HttpCode(204)
+  @Operation({ id: 'deleteWebhookEndpoint', summary: 'Delete an endpoint', description: 'Deletes the endpoint and its deliveries.' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiNoContentResponse({ description: 'Deleted, with its deliveries.' })
-  @ApiErrors(404)
+  @ApiErrors(NOT_FOUND)
   async remove(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
     await this.endpoints.remove(caller.workspaceId, id);
   }
 
   @Post(':id/rotate_secret')
   @HttpCode(200)
-  @ApiOperation({ summary: 'A new signing secret; the old one keeps signing for 24 hours.' })
+  @Operation({
+    id: 'rotateEndpointSecret',
+    summary: 'Rotate the signing secret',
+    description:
+      'Gives a webhook endpoint a new signing secret, shown in this answer only; the old one keeps signing for 24 hours, ' +
+      'so that deliveries carry one signature per valid secret meanwhile.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
-  @ApiOkResponse({ type: DataOf(EndpointResponse) })
-  @ApiErrors(400, 404)
+  @ApiOkResponse({ type: DataOf(EndpointWithSecretResponse) })
+  @ApiErrors(400, [400, 'path: endpoint 7c9e6679-7425-40de-944b-e07fc1f90ae7 is a slack endpoint; only webhook endpoints have a signing secret'], NOT_FOUND)
   async rotate(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(NoFields) _body: object) {
     const { endpoint, secret } = await this.endpoints.rotateSecret(caller.workspaceId, id);
     return { data: toEndpointResponse(endpoint, secret) };
   }
 
   @Get(':id/deliveries')
-  @ApiOperation({ summary: 'The endpoint\'s deliveries, newest first, with every attempt.' })
+  @Operation({
+    id: 'listEndpointDeliveries',
+    summary: 'List an endpoint\'s deliveries',
+    description: 'A page of the endpoint\'s deliveries, newest first, each with every attempt, oldest attempt first.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: PageOf(DeliveryResponse) })
-  @ApiErrors(400, 404)
+  @ApiErrors([400, 'limit: must be an integer from 1 to 100'], NOT_FOUND)
   listDeliveries(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query(QueryValidation) query: PageQuery) {
     return this.deliveries.listForEndpoint(caller.workspaceId, id, toPage(query));
   }
 
   @Post(':id/test')
   @HttpCode(200)
-  @ApiOperation({
-    summary: 'Sends a signed `ping` now (Slack and Discord: a test message) and answers with it and its attempt.',
-    description: 'One attempt, not retried; counts against the month\'s deliveries and appears in the delivery log.',
+  @Operation({
+    id: 'testWebhookEndpoint',
+    summary: 'Send a test event',
+    description:
+      'Sends a signed `ping` now (Slack and Discord: a test message) and answers with it and its attempt. One attempt, ' +
+      'not retried; counts against the month\'s deliveries and appears in the delivery log.',
   })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(DeliveryResponse) })
-  @ApiErrors(404)
+  @ApiErrors([404, 'No such webhook endpoint in this workspace.'])
   async test(@CurrentCaller() caller: Caller, @Param('id') id: string) {
     return { data: await this.tools.test(caller, id) };
   }
 
   @Post(':id/recover')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Schedules again every failed delivery of the endpoint since a moment (at most 7 days back).' })
+  @Operation({
+    id: 'recoverEndpointDeliveries',
+    summary: 'Recover failed deliveries',
+    description: 'Schedules again every failed delivery of the endpoint since a moment (at most 7 days back), and answers how many.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(RecoveredResponse) })
-  @ApiErrors(400, 404, 409, 413)
+  @ApiErrors(400, [404, 'No such webhook endpoint in this workspace.'], [409, 'The endpoint is turned off; turn it on before recovering its deliveries.'], 413)
   async recover(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(BodyValidation) body: RecoverDto) {
     return { data: { scheduled: await this.tools.recover(caller.workspaceId, id, new Date(body.since)) } };
   }

@@ -8,6 +8,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { attemptRefusal, safeAgents } from './address-guard';
 import { NameResolver } from './name-resolver';
 import type { EndpointKind } from './webhook-endpoint.entity';
+import type { AttemptError } from './attempt-errors';
 
 export const RESPONSE_BODY_LIMIT = 2048;
 export const USER_AGENT = `Chorus-Webhooks/${VERSION}`;
@@ -15,8 +16,8 @@ export const USER_AGENT = `Chorus-Webhooks/${VERSION}`;
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */
   statusCode: number | null;
-  /** Why there was no usable answer: timeout, connection_refused, unsafe_target, … */
-  error: string | null;
+  /** Why there was no usable answer. */
+  error: AttemptError | null;
   durationMs: number;
   /** The first 2 KiB of the answer's body. */
   responseBody: string | null;
@@ -43,7 +44,7 @@ function retryAfter(header: unknown, body: string): number | null {
   return typeof header === 'string' && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds * 1000) : null;
 }
 
-function errorClass(error: unknown): string {
+function errorClass(error: unknown): AttemptError {
   const code = (error as AxiosError).code ?? (error as NodeJS.ErrnoException).code ?? '';
   if (code === 'ERR_UNSAFE_TARGET') return 'unsafe_target';
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED' || code === 'ABORT_ERR') return 'timeout';

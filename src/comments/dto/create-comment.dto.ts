@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsDefined, IsString } from 'class-validator';
 import { HasLength, Trim } from '../../common/validation';
 
+@ApiSchema({ name: 'CreateCommentRequest' })
 export class CreateCommentDto {
   @ApiProperty({ minLength: 1, maxLength: 2000 })
   @IsDefined({ message: 'is required' })

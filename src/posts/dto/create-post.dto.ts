@@ -1,9 +1,13 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsIn, IsObject, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { RequireOneOf } from '../../common/openapi';
 import { HasLength, Optional, Trim } from '../../common/validation';
 import { POST_CATEGORIES, PostCategory } from '../post.entity';
 
+/** A known email posts as that person; otherwise `name` is required and a guest is made. */
+@ApiSchema({ name: 'PostAuthor', description: 'A `name`, or an `email`: a known email (any case) posts as that person and `name` is ignored; otherwise a guest with that name (and email) is created.' })
+@RequireOneOf('name', 'email')
 export class AuthorDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Required unless the email is known.' })
   // Without an email nothing can be looked up: that is refused with the body's other problems.
@@ -22,6 +26,7 @@ export class AuthorDto {
   email?: string;
 }
 
+@ApiSchema({ name: 'CreatePostRequest' })
 export class CreatePostDto {
   @ApiProperty({ description: 'Board slug.', example: 'feedback' })
   @IsDefined({ message: 'is required' })
@@ -35,14 +40,15 @@ export class CreatePostDto {
   @HasLength(4, 120)
   title: string;
 
-  @ApiPropertyOptional({ maxLength: 5000, default: '' })
+  // Defaults are said in words: a `default` makes generated request types require the field.
+  @ApiPropertyOptional({ maxLength: 5000, description: 'Up to 5,000 characters. Default: `""`.' })
   @Optional('a string')
   @Trim()
   @IsString({ message: 'must be a string' })
   @HasLength(0, 5000)
   body?: string;
 
-  @ApiPropertyOptional({ enum: POST_CATEGORIES, default: 'feature' })
+  @ApiPropertyOptional({ enum: POST_CATEGORIES, description: 'Default: `feature`.' })
   @Optional('a string')
   @IsIn(POST_CATEGORIES, { message: `must be one of ${POST_CATEGORIES.join(', ')}` })
   category?: PostCategory;

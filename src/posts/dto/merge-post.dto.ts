@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsPositive, Max } from 'class-validator';
 
+@ApiSchema({ name: 'MergePostRequest' })
 export class MergePostDto {
   @ApiProperty({ type: 'integer', minimum: 1, description: 'Another post of this workspace, not itself merged.' })
   @IsDefined({ message: 'is required' })

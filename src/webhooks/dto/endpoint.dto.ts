@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsString } from 'class-validator';
 import { IsTimestamp, Optional } from '../../common/validation';
 import { EVENT_TYPES, EventType } from '../outbox-event.entity';
@@ -9,8 +9,10 @@ const eventsMessage = `must be a list of event types: ${EVENT_TYPES.join(', ')}`
 const uniqueMessage = ({ value }: { value: unknown }) =>
   Array.isArray(value) ? 'must not repeat an event type' : eventsMessage;
 
+@ApiSchema({ name: 'CreateWebhookEndpointRequest' })
 export class CreateEndpointDto {
-  @ApiPropertyOptional({ enum: ENDPOINT_KINDS, default: 'webhook' })
+  // The default is said in words: a `default` makes generated request types require the field.
+  @ApiPropertyOptional({ enum: ENDPOINT_KINDS, description: 'Default: `webhook`.' })
   @Optional('a string')
   @IsIn(ENDPOINT_KINDS, { message: `must be one of ${ENDPOINT_KINDS.join(', ')}` })
   kind?: EndpointKind;
@@ -29,6 +31,7 @@ export class CreateEndpointDto {
   events: EventType[];
 }
 
+@ApiSchema({ name: 'UpdateWebhookEndpointRequest' })
 export class UpdateEndpointDto {
   @ApiPropertyOptional()
   @Optional('a string')
