@@ -67,6 +67,7 @@ export class AuthorRef {
 }
 
 /** A voter as the API shows one: a name, never an email. */
+@ApiSchema({ name: 'Voter' })
 export class VoterResponse {
   @ApiProperty({ example: 'Grace Hopper' })
   name!: string;

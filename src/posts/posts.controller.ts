@@ -120,7 +120,7 @@ export class PostsController {
   @Operation({ id: 'listVotes', summary: 'List a post\'s voters', description: 'The post\'s voters, newest vote first: names only, never an email.' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: PageOf(VoterResponse) })
-  @ApiErrors(400, [404, 'No such post in this workspace.'])
+  @ApiErrors([400, 'limit: must be an integer from 1 to 100'], [404, 'No such post in this workspace.'])
   listVotes(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) id: number, @Query(QueryValidation) query: PageQuery) {
     return this.posts.listVoters(caller, id, toPage(query));
   }
@@ -137,7 +137,7 @@ export class PostsController {
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiCreatedResponse({ type: DataOf(PostResponse), description: 'A new vote.' })
   @ApiOkResponse({ type: DataOf(PostResponse), description: 'The vote was already there.' })
-  @ApiErrors(400, [404, 'No such post in this workspace.'], 413)
+  @ApiErrors(400, [400, 'voter.name: is required'], [404, 'No such post in this workspace.'], 413)
   async vote(
     @CurrentCaller() caller: Caller,
     @Param('id', PostIdPipe) id: number,
@@ -154,7 +154,7 @@ export class PostsController {
   @Operation({ id: 'removeVote', summary: 'Remove a vote', description: 'Removes a person\'s vote (by email; omitted: the key\'s creator).' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiNoContentResponse({ description: 'Removed, or there was none.' })
-  @ApiErrors(400, [404, 'No such post in this workspace.'], 413)
+  @ApiErrors(400, [400, 'voter.email: is required to remove a vote'], [404, 'No such post in this workspace.'], 413)
   async unvote(@CurrentCaller() caller: Caller, @Param('id', PostIdPipe) id: number, @Body(BodyValidation) body: VoteDto): Promise<void> {
     await this.posts.removeVote(caller, id, body.voter);
   }

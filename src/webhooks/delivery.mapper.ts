@@ -99,6 +99,7 @@ export function toDeliveryResponse(row: DeliveryRow): DeliveryResponse {
 }
 
 /** What `recover` answers. */
+@ApiSchema({ name: 'Recovered' })
 export class RecoveredResponse {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'How many failed deliveries were scheduled again.' })
   scheduled!: number;

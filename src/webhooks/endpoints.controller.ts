@@ -154,7 +154,7 @@ export class EndpointsController {
   })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: DataOf(RecoveredResponse) })
-  @ApiErrors(400, [404, 'No such webhook endpoint in this workspace.'], [409, 'The endpoint is turned off; turn it on before recovering its deliveries.'], 413)
+  @ApiErrors(400, [400, 'since: must be an ISO 8601 date and time with a time zone, such as 2026-11-21T14:00:00Z'], [404, 'No such webhook endpoint in this workspace.'], [409, 'The endpoint is turned off; turn it on before recovering its deliveries.'], 413)
   async recover(@CurrentCaller() caller: Caller, @Param('id') id: string, @Body(BodyValidation) body: RecoverDto) {
     return { data: { scheduled: await this.tools.recover(caller.workspaceId, id, new Date(body.since)) } };
   }

@@ -53,6 +53,8 @@ function words(line: string): { words: string[]; rest: string } {
 }
 
 export interface ReadmeCall {
+  /** A value the shell makes without the API (`SINCE=$(date …)`): a string the client has from elsewhere. */
+  shell?: string;
   /** The shell variable the answer is read into, and the jq path read. */
   assign?: { name: string; path: string };
   method: string;
@@ -70,6 +72,10 @@ export function readmeCalls(blocks: string[]): ReadmeCall[] {
     for (const line of block.replace(/\\\n\s*/g, '').split('\n')) {
       const assigned = /^([A-Z_]+)=\$\((.*)\)$/.exec(line.trim());
       const command = assigned ? assigned[2] : line.trim();
+      if (assigned && !command.startsWith('curl ')) {
+        calls.push({ shell: assigned[1], method: '', path: '', query: {} });
+        continue;
+      }
       if (!command.startsWith('curl ')) continue;
       const { words: args, rest } = words(command);
       const jq = /^\|\s*jq (?:-r )?'?([^' ]+)'?/.exec(rest.trim());
@@ -104,6 +110,7 @@ const jqToTs = (path: string) => path.replace(/\[(-\d+)\]/g, '.at($1)!');
  */
 export function callsAsTypeScript(calls: ReadmeCall[], templates: string[]): string[] {
   return calls.map((call) => {
+    if (call.shell) return `const ${call.shell}: string = new Date().toISOString();`;
     const segments = call.path.split('/');
     const template = templates.find((candidate) => {
       const parts = candidate.split('/');

@@ -1,8 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 import { AuthorDto } from './create-post.dto';
 
+@ApiSchema({ name: 'VoteRequest' })
 export class VoteDto {
   @ApiPropertyOptional({
     type: AuthorDto,

@@ -52,6 +52,7 @@ export class UpdateEndpointDto {
   enabled?: boolean;
 }
 
+@ApiSchema({ name: 'RecoverRequest' })
 export class RecoverDto {
   @ApiProperty({ format: 'date-time', description: 'Failed deliveries created since this moment (at most 7 days back).' })
   @IsDefined({ message: 'is required' })
