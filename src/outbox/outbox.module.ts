@@ -5,13 +5,11 @@ import { DiscordChannel, SlackChannel } from '../notifications/chat.channels';
 import { EmailChannel } from '../notifications/email.channel';
 import { Mailer } from '../notifications/mailer';
 import { WebhookChannel } from '../webhooks/webhook.channel';
-import { WebhookSender } from '../webhooks/webhook-sender';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { OUTBOX_CHANNELS } from './channel';
 import { FanOut } from './fan-out';
 import { Lease } from './lease';
 import { OutboxProcessor } from './outbox.processor';
-import { Quota } from './quota';
 import { Recorder } from './recorder';
 import { Scheduler } from './scheduler';
 
@@ -20,6 +18,8 @@ const CHANNELS = [WebhookChannel, SlackChannel, DiscordChannel, EmailChannel];
 /**
  * The outbox processor (webhooks, Slack, Discord and voter email): in the API process
  * (RUN_WORKER=true) or alone (`npm run start:worker`). fan-out → scheduler → channel → recorder.
+ * The HTTP channels, their sender and the quota come from WebhooksModule (endpoint tests use
+ * them too); email is the outbox's own.
  */
 @Module({
   imports: [WebhooksModule, HttpModule, ScheduleModule.forRoot()],
@@ -27,12 +27,10 @@ const CHANNELS = [WebhookChannel, SlackChannel, DiscordChannel, EmailChannel];
     OutboxProcessor,
     FanOut,
     Scheduler,
-    Quota,
     Recorder,
     Lease,
-    WebhookSender,
     Mailer,
-    ...CHANNELS,
+    EmailChannel,
     { provide: OUTBOX_CHANNELS, useFactory: (...channels) => channels, inject: CHANNELS },
   ],
   exports: [OutboxProcessor],

@@ -24,7 +24,8 @@ import { Quota } from '../outbox/quota';
     HttpModule,
   ],
   controllers: [EndpointsController, DeliveriesController],
-  // Endpoint tests send through the outbox's own channels and count against its quota.
+  // Endpoint tests send through the outbox's channels and count against its quota: one instance
+  // of each, which the outbox takes from here.
   providers: [
     EventsService,
     EndpointsService,
@@ -37,6 +38,16 @@ import { Quota } from '../outbox/quota';
     DiscordChannel,
     Quota,
   ],
-  exports: [EventsService, EndpointsService, DeliveriesService, NameResolver],
+  exports: [
+    EventsService,
+    EndpointsService,
+    DeliveriesService,
+    NameResolver,
+    WebhookSender,
+    WebhookChannel,
+    SlackChannel,
+    DiscordChannel,
+    Quota,
+  ],
 })
 export class WebhooksModule {}
