@@ -139,7 +139,7 @@ export class EnvironmentVariables {
   @Transform(toInteger)
   @IsInt({ message: 'must be a whole number' })
   @Min(1, { message: 'must be at least 1' })
-  OUTBOX_ENDPOINT_CONCURRENCY: number = 16;
+  OUTBOX_ENDPOINT_CONCURRENCY: number = 32;
 
   @IsOptional()
   @Transform(toInteger)
