@@ -6,7 +6,6 @@ import { BodyErrorInterceptor } from './common/body-error.interceptor';
 import { ErrorFilter } from './common/error.filter';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyStore } from './idempotency/idempotency.store';
-import { loggerModule } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import type { DatabaseTarget } from './database/database';
@@ -28,7 +27,6 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        loggerModule(config),
         CoreModule.forRoot(config, database),
         MetricsModule,
         RateLimitModule,
