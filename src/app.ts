@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { ChorusExpressAdapter } from './common/express-adapter';
 import { jsonBody, requestId } from './common/http-middleware';
 import { createLogger, NestPinoLogger, requestLog } from './common/logging';
 import type { AppConfig } from './config/app-config';
@@ -13,7 +14,7 @@ import { serveOpenApi } from './openapi';
 /** The HTTP application, with migrations applied; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
   const logger = createLogger(config.logLevel);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), new ChorusExpressAdapter(), {
     bodyParser: false,
     logger: new NestPinoLogger(logger),
   });
