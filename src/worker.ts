@@ -7,12 +7,13 @@ import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { newDataSource, openDatabaseTarget, runMigrations } from './database/database';
 import { closeOnSignals } from './shutdown';
-import { exitOnStartupError } from './startup';
+import { exitOnStartupError, tuneHeap } from './startup';
 import { OutboxModule } from './outbox/outbox.module';
 
 /** The outbox processor alone, for deployments that scale API and workers apart. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  tuneHeap(config);
   const database = await openDatabaseTarget(config);
   try {
     // Migrated before the context exists: creating it starts the processor.
