@@ -33,6 +33,7 @@ const SPLIT = ['quarterly', 'spreadsheet', 'reconciliation']; // ~0.05% of bench
 const REQUESTS = 50;
 const WARMUP = 5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const EXPLAINS = Number(process.env.BENCH_EXPLAINS ?? 9); // EXPLAIN ANALYZE runs per query, for the median database time
 /** Issue 10's targets, for the cases marked `target`: p95 (the median of the rounds' p95s), the slowest request, the plan. */
 const TARGET_P95_MS = 30;
 const TARGET_MAX_MS = 1_000;
@@ -252,12 +253,29 @@ async function main() {
     }
     // A search may first look among the newest posts; the last query is the one that answered.
     const lists = sent.filter((s) => s.sql.includes('FROM posts p WHERE'));
-    return { ...lists[lists.length - 1], queries: lists.length };
+    return { ...lists[lists.length - 1], queries: lists.length, all: lists };
   };
 
   // Plans first, then the timed requests: ROUNDS rounds, each taking every case in turn, so
   // that a burst of load from elsewhere on the machine falls on several cases, not one.
-  const plans = new Map<Case, { ok: boolean; used: string[]; queries: number; execMs: number }>();
+  const plans = new Map<Case, { ok: boolean; used: string[]; queries: number; execMs: number; dbMs: number; buffers: number }>();
+  // The database's time for a request: every list query it sends, each the median of EXPLAINS
+  // runs (less noisy than HTTP timings on a busy machine), and the buffers they touch.
+  const dbWork = async (sent: { sql: string; params: unknown[] }[]) => {
+    let ms = 0;
+    let buffers = 0;
+    for (const { sql, params } of sent) {
+      const runs: number[] = [];
+      for (let i = 0; i < EXPLAINS; i++) {
+        const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params)).rows.map((r) => r['QUERY PLAN'] as string);
+        runs.push(Number(/Execution Time: ([\d.]+)/.exec(plan.join('\n'))?.[1]));
+        const top = plan.find((l) => l.includes('Buffers:')) ?? ''; // the top node's: the whole query's
+        if (i === 0) buffers += Number(/hit=(\d+)/.exec(top)?.[1] ?? 0) + Number(/read=(\d+)/.exec(top)?.[1] ?? 0);
+      }
+      ms += runs.sort((x, y) => x - y)[Math.floor(runs.length / 2)];
+    }
+    return { ms, buffers };
+  };
   for (const c of CASES) {
     const q = c.query;
     const listed = await captureList({
@@ -274,7 +292,7 @@ async function main() {
     if (missing.length) log(`!! expected ${missing.join(', ')}; plan used ${used.join(', ') || 'no index'}`);
     else if (seqScan) log(`!! the plan reads posts sequentially`);
     else log(`ok: uses ${c.expect.join(', ')}`);
-    plans.set(c, { ok: missing.length === 0 && !seqScan, used, queries: listed.queries, execMs });
+    plans.set(c, { ok: missing.length === 0 && !seqScan, used, queries: listed.queries, execMs, ...(await dbWork(listed.all).then((w) => ({ dbMs: w.ms, buffers: w.buffers }))) });
   }
 
   // Real HTTP requests, sequential.
@@ -328,14 +346,14 @@ async function main() {
     }),
   );
 
-  log(`\nSummary: ${N} posts in workspace "bench" (+ ${TOTAL - N} in ${OTHERS} others); per case and round ${WARMUP} warm-up, then ${REQUESTS} timed sequential requests; ${ROUNDS} rounds; p50 and p95 are the medians of the rounds' figures, max the slowest request of all`);
+  log(`\nSummary: ${N} posts in workspace "bench" (+ ${TOTAL - N} in ${OTHERS} others); per case and round ${WARMUP} warm-up, then ${REQUESTS} timed sequential requests; ${ROUNDS} rounds; p50 and p95 are the medians of the rounds' figures, max the slowest request of all; db ms: the database's execution time of the request's list queries (each the median of ${EXPLAINS} EXPLAIN ANALYZE runs), buffers: the pages they touch`);
   console.table(
     CASES.map((c) => {
       const plan = plans.get(c)!;
       const f = figures.get(c)!;
       return {
         case: c.name, 'plan ok': plan.ok ? 'yes' : 'NO', indexes: plan.used.filter((i) => i.startsWith('posts_') && i !== 'posts_pkey').join(' + '),
-        queries: plan.queries, 'explain ms': plan.execMs, rows: f.rows, 'p50 ms': +f.p50.toFixed(1), 'p95 ms': +f.p95.toFixed(1),
+        queries: plan.queries, 'db ms': +plan.dbMs.toFixed(2), buffers: plan.buffers, rows: f.rows, 'p50 ms': +f.p50.toFixed(1), 'p95 ms': +f.p95.toFixed(1),
         'p95 by round': f.p95s.map((x) => x.toFixed(1)).join(' / '), 'max ms': +f.max.toFixed(1), ...(f.limited ? { '429s': f.limited } : {}),
       };
     }),
