@@ -15,9 +15,14 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `chorus_search_keys(text) @> chorus_search_term_keys(terms)` never misses a match; the
  * query then checks every candidate with ILIKE, which also drops a candidate that only a hash
  * collision brought. Lower-casing the whole text and the term is what ILIKE does.
+ *
+ * Outside a transaction, so that the index is built CONCURRENTLY: at a million posts that takes
+ * minutes, during which a plain CREATE INDEX would hold back every write to posts. Each step
+ * can run again after an interruption (an index left invalid by one is dropped and rebuilt).
  */
 export class WorkspaceSearchKeys1763790000002 implements MigrationInterface {
   name = 'WorkspaceSearchKeys1763790000002';
+  transaction = false as const;
 
   async up(q: QueryRunner): Promise<void> {
     // The seed of a workspace's keys: hashtextextended(piece, seed) mixes both into 64 bits.
@@ -28,7 +33,7 @@ export class WorkspaceSearchKeys1763790000002 implements MigrationInterface {
     // safe: with that cost, a search of a few hundred rows looks worth parallel workers, and
     // starting them takes longer (80-140 ms measured at a million posts) than the search.
     await q.query(`
-      CREATE FUNCTION chorus_search_keys(ws uuid, t text) RETURNS int8[]
+      CREATE OR REPLACE FUNCTION chorus_search_keys(ws uuid, t text) RETURNS int8[]
       LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL RESTRICTED COST 1000 AS $$
       DECLARE
         c text[] := string_to_array(lower(t), NULL);
@@ -54,7 +59,7 @@ export class WorkspaceSearchKeys1763790000002 implements MigrationInterface {
     // necessary, but the overlapping ones add little: they made GIN read 611 pages instead of
     // 293 for "quarterly spreadsheet reconciliation" at a million posts, for the same 290 rows.
     await q.query(`
-      CREATE FUNCTION chorus_search_term_keys(ws uuid, terms text[]) RETURNS int8[]
+      CREATE OR REPLACE FUNCTION chorus_search_term_keys(ws uuid, terms text[]) RETURNS int8[]
       LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
       DECLARE
         seed int8 := hashtextextended(ws::text, 0);
@@ -79,14 +84,20 @@ export class WorkspaceSearchKeys1763790000002 implements MigrationInterface {
         END LOOP;
         RETURN keys;
       END $$`);
+    await dropIfInvalid(q, 'posts_search_idx');
     await q.query(
-      `CREATE INDEX posts_search_idx ON posts USING gin (chorus_search_keys(workspace_id, title || ' ' || body))`,
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS posts_search_idx ON posts
+         USING gin (chorus_search_keys(workspace_id, title || ' ' || body))`,
     );
-    await q.query(`DROP INDEX posts_search_trgm_idx`);
-    await q.query(`DROP INDEX posts_search_short_idx`);
-    await q.query(`DROP FUNCTION chorus_short_grams(text)`);
+    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS posts_search_trgm_idx`);
+    await q.query(`DROP INDEX CONCURRENTLY IF EXISTS posts_search_short_idx`);
+    await q.query(`DROP FUNCTION IF EXISTS chorus_short_grams(text)`);
   }
 
+  /**
+   * Plain statements: TypeORM reverts a migration inside a transaction whatever `transaction`
+   * says, and CONCURRENTLY cannot run in one. Writes to posts wait while the indexes build.
+   */
   async down(q: QueryRunner): Promise<void> {
     await q.query(`
       CREATE FUNCTION chorus_short_grams(t text) RETURNS text[]
@@ -115,4 +126,10 @@ export class WorkspaceSearchKeys1763790000002 implements MigrationInterface {
     await q.query(`DROP FUNCTION chorus_search_term_keys(uuid, text[])`);
     await q.query(`DROP FUNCTION chorus_search_keys(uuid, text)`);
   }
+}
+
+/** An interrupted CREATE INDEX CONCURRENTLY leaves an invalid index behind, which IF NOT EXISTS would keep. */
+async function dropIfInvalid(q: QueryRunner, index: string): Promise<void> {
+  const [invalid] = await q.query(`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid`, [index]);
+  if (invalid) await q.query(`DROP INDEX CONCURRENTLY ${index}`);
 }

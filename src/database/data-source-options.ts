@@ -59,7 +59,9 @@ export function dataSourceOptions(url: string, embedded: boolean, statementTimeo
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
-    migrationsTransactionMode: 'all',
+    // A transaction per migration, so that one may run outside any (`transaction = false`):
+    // WorkspaceSearchKeys builds its index CONCURRENTLY, without holding back writes.
+    migrationsTransactionMode: 'each',
     synchronize: false,
     // PGlite is a single session: more than one connection would interleave transactions.
     // The one connection is kept for good, so that no other local process can take its place.
