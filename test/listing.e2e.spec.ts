@@ -608,6 +608,12 @@ describe('GET /api/v1/posts: search with q', () => {
       Array.from({ length: 100 }, (_, i) => `Haystack ${100 - i}`),
     );
     expect(deep.body.has_more).toBe(false);
+    // A deep page of a frequent term: the walk in order goes as deep as the page needs.
+    const frequent = await bigApi.get('/api/v1/posts?q=straw&limit=100&offset=1000');
+    expect(frequent.body.data.map((p: { title: string }) => p.title)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `Haystack ${200 - i}`),
+    );
+    expect(frequent.body).toMatchObject({ has_more: true, next_offset: 1100 });
   });
 
   it('pages a search', async () => {

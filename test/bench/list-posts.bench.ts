@@ -77,6 +77,10 @@ const CASES: Case[] = [
   { name: 'l q no match', query: { q: 'qzxjvw' }, expect: ['posts_search_idx'], target: true },
   { name: 'm q 3-letter prefix', query: { q: 'das' }, expect: ['posts_new_all_idx'], target: true },
   { name: 'n q rare 3-letter prefix', query: { q: 'zep' }, expect: ['posts_search_idx'], target: true },
+  // Deep pages: a frequent term's walk in order goes as deep as the page needs; a rarer term's
+  // walk (capped) does not fill the page, and every match is fetched through the index.
+  { name: 'o q frequent, offset 1000', query: { q: 'das', offset: '1000' }, expect: ['posts_new_all_idx'] },
+  { name: 'p q rare word, offset 600', query: { q: RARE_WORD, offset: '600' }, expect: ['posts_search_idx'] },
 ];
 
 
@@ -361,19 +365,22 @@ async function main() {
 
   log(`\nTargets (issue 10, search at ${TOTAL.toLocaleString('en')} posts, ${Math.round(((TOTAL - N) / TOTAL) * 100)}% in other workspaces):`);
   let failed = 0;
+  let checked = 0;
   const line = (pass: boolean, target: string, c: Case, figure: string) => {
+    checked++;
     if (!pass) failed++;
-    log(`  ${pass ? 'PASS' : 'FAIL'}  ${target.padEnd(24)} ${c.name.padEnd(26)} ${figure}`);
+    log(`  ${pass ? 'PASS' : 'FAIL'}  ${target.padEnd(24)} ${c.name.padEnd(27)} ${figure}`);
   };
-  const targets = CASES.filter((c) => c.target);
-  for (const c of targets) {
+  // The issue's kinds of search (and the plain list): p95, slowest request, plan. Every other
+  // case: nothing over 1 s either.
+  for (const c of CASES) {
     const f = figures.get(c)!;
     const plan = plans.get(c)!;
-    line(f.p95 <= TARGET_P95_MS, `p95 <= ${TARGET_P95_MS} ms`, c, `${f.p95.toFixed(1)} ms (rounds: ${f.p95s.map((x) => x.toFixed(1)).join(', ')})`);
+    if (c.target) line(f.p95 <= TARGET_P95_MS, `p95 <= ${TARGET_P95_MS} ms`, c, `${f.p95.toFixed(1)} ms (rounds: ${f.p95s.map((x) => x.toFixed(1)).join(', ')})`);
     line(f.max <= TARGET_MAX_MS, `every request <= ${TARGET_MAX_MS / 1000} s`, c, `slowest ${f.max.toFixed(1)} ms`);
-    line(plan.ok, 'plan: workspace index', c, plan.ok ? plan.used.filter((i) => i.startsWith('posts_') && i !== 'posts_pkey').join(' + ') : `expected ${c.expect.join(', ')}, used ${plan.used.join(', ') || 'no index'}`);
+    if (c.target) line(plan.ok, 'plan: workspace index', c, plan.ok ? plan.used.filter((i) => i.startsWith('posts_') && i !== 'posts_pkey').join(' + ') : `expected ${c.expect.join(', ')}, used ${plan.used.join(', ') || 'no index'}`);
   }
-  log(failed ? `${failed} of ${targets.length * 3} targets missed` : `all ${targets.length * 3} targets met`);
+  log(failed ? `${failed} of ${checked} targets missed` : `all ${checked} targets met`);
   log(`load average after timing: ${load(loadavg())}`);
 
   await db.end();
