@@ -608,10 +608,65 @@ describe('GET /api/v1/posts: search with q', () => {
       Array.from({ length: 100 }, (_, i) => `Haystack ${100 - i}`),
     );
     expect(deep.body.has_more).toBe(false);
+    // A deep page of a frequent term: the walk in order goes as deep as the page needs.
+    const frequent = await bigApi.get('/api/v1/posts?q=straw&limit=100&offset=1000');
+    expect(frequent.body.data.map((p: { title: string }) => p.title)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `Haystack ${200 - i}`),
+    );
+    expect(frequent.body).toMatchObject({ has_more: true, next_offset: 1100 });
   });
 
   it('pages a search', async () => {
     expect(await walk(api, 'q=path&sort=top', 1)).toEqual(sorted(['Windows path', 'Unix path', 'Another path'], 'top'));
+  });
+
+  it('finds exactly the posts that hold every term, ignoring case, whatever the terms (the search keys miss none)', async () => {
+    // Random texts over a small alphabet (so that pieces repeat), with non-ASCII letters,
+    // digits and the LIKE characters; terms of 1 to 7 characters cut from them, with their
+    // case changed, or not found anywhere. Fewer than a thousand posts and a page of 100: the
+    // newest posts fill no page of a search that matches at most 100, which the query on the
+    // search keys answers (WorkspaceSearchKeys).
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
+    const pieces = ['ka', 'ro', 'é', 'Ém', 'ß', 'x', 'q', '7', '%', '_', '\\', ':', '-', 'nu', 'ti', 'Lo', 'ZE', '.'];
+    const word = () => Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(pieces)).join('');
+    const words = (min: number, max: number) => Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, word);
+    const mine = await createWorkspace(t.app, { plan: 'business' });
+    const other = await createWorkspace(t.app, { plan: 'business' });
+    const texts = Array.from({ length: 300 }, (_, i) => ({
+      board: 'ideas',
+      title: words(1, 4).join(' '),
+      body: words(0, 10).join(i % 7 ? ' ' : ' \t\n '),
+      createdAt: at(T0, i),
+    }));
+    const seeded = await insertPosts(t, mine, texts);
+    // The same texts in another workspace, newer: none of them may show.
+    await insertPosts(t, other, texts.map((p) => ({ ...p, createdAt: at(T0, 10_000) })));
+    const flip = (s: string) => [...s].map((c) => (random() < 0.5 ? c : c === 'ß' ? c : c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+    const cut = () => {
+      const post = pick(seeded);
+      const token = pick(`${post.title} ${post.body}`.split(/\s+/).filter(Boolean));
+      const length = 1 + Math.floor(random() * 7);
+      const from = Math.floor(random() * Math.max(1, token.length - length + 1));
+      return flip(token.slice(from, from + length));
+    };
+    const queries = [
+      ...Array.from({ length: 60 }, cut),
+      ...Array.from({ length: 20 }, () => `${cut()} ${cut()}`),
+      ...Array.from({ length: 10 }, () => `${word()}${word()}${word()}`),
+      'é', 'É', 'ß', 'ss', '\\', '%_', 'ka ka', 'zzzz',
+    ];
+    const mineApi = new Client(t.baseUrl, mine.key);
+    let viaKeys = 0;
+    for (const query of queries) {
+      const terms = query.split(/\s+/).filter(Boolean).map((term) => term.toLowerCase());
+      const expected = order(seeded.filter((p) => terms.every((term) => `${p.title} ${p.body}`.toLowerCase().includes(term))), 'new');
+      const answer = await mineApi.get(`/api/v1/posts?limit=100&q=${encodeURIComponent(query)}`);
+      expect({ query, ids: ids(answer) }).toEqual({ query, ids: expected.slice(0, 100) });
+      if (expected.length <= 100) viaKeys++;
+    }
+    expect(viaKeys).toBeGreaterThan(60);
   });
 });
 

@@ -7,6 +7,7 @@ import { RotatedSecrets1763770001000 } from '../../migrations/1763770001000-Rota
 import { IdempotencyKeys1763780000000 } from '../../migrations/1763780000000-IdempotencyKeys';
 import { CallerChanges1763790000000 } from '../../migrations/1763790000000-CallerChanges';
 import { WorkspaceSearch1763790000001 } from '../../migrations/1763790000001-WorkspaceSearch';
+import { WorkspaceSearchKeys1763790000002 } from '../../migrations/1763790000002-WorkspaceSearchKeys';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   IdempotencyKeys1763780000000,
   CallerChanges1763790000000,
   WorkspaceSearch1763790000001,
+  WorkspaceSearchKeys1763790000002,
 ];
 
 /**
@@ -57,7 +59,9 @@ export function dataSourceOptions(url: string, embedded: boolean, statementTimeo
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
-    migrationsTransactionMode: 'all',
+    // A transaction per migration, so that one may run outside any (`transaction = false`):
+    // WorkspaceSearchKeys builds its index CONCURRENTLY, without holding back writes.
+    migrationsTransactionMode: 'each',
     synchronize: false,
     // PGlite is a single session: more than one connection would interleave transactions.
     // The one connection is kept for good, so that no other local process can take its place.

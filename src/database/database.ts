@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, MigrationExecutor, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { runningInstanceUrl, startEmbeddedPostgres } from './embedded-postgres';
@@ -36,7 +37,12 @@ export async function runMigrations(dataSource: DataSource, embedded: boolean): 
   const lock = dataSource.createQueryRunner();
   try {
     await lock.query(`SET statement_timeout = 0`);
-    await lock.query(`SELECT pg_advisory_lock(hashtext('chorus:migrations'))`);
+    // Polled, not waited for: a session blocked in pg_advisory_lock holds a snapshot, and
+    // CREATE INDEX CONCURRENTLY (WorkspaceSearchKeys) waits for every older snapshot, so a
+    // process waiting here would hold back, for good, the migrations it waits for.
+    while (!(await lock.query(`SELECT pg_try_advisory_lock(hashtext('chorus:migrations')) AS locked`))[0].locked) {
+      await sleep(500);
+    }
     return await migrate(dataSource, async (runner) => void (await runner.query(`SET statement_timeout = 0`)));
   } finally {
     await lock.query(`SELECT pg_advisory_unlock(hashtext('chorus:migrations'))`).catch(() => {});
@@ -50,7 +56,8 @@ async function migrate(dataSource: DataSource, prepare?: (runner: QueryRunner) =
   try {
     await prepare?.(runner);
     const executor = new MigrationExecutor(dataSource, runner);
-    executor.transaction = 'all';
+    // A transaction per migration, as data-source-options.ts says.
+    executor.transaction = 'each';
     return (await executor.executePendingMigrations()).map((m) => m.name);
   } finally {
     if (prepare) await runner.query(`RESET statement_timeout`).catch(() => {});
