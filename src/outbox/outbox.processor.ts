@@ -173,9 +173,9 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private async claimAndSend(): Promise<number> {
     const free = this.slots - this.inFlight.size;
     if (free <= 0 || this.stopping) return 0;
-    const claimed = await this.scheduler.claim(free);
-    for (const sendable of claimed) this.start(sendable);
-    return claimed.length;
+    const { send } = await this.scheduler.claim(free);
+    for (const sendable of send) this.start(sendable);
+    return send.length;
   }
 
   private start(sendable: Sendable): void {
