@@ -19,18 +19,20 @@ import { Scheduler } from './scheduler';
  * It owns this process's send slots (OUTBOX_CONCURRENCY) and when to look for work: on NOTIFY
  * from a committing transaction on a real PostgreSQL, when a send ends, when the next retry is
  * due, and on a poll (the only wake-up on the embedded database, where NOTIFY does not cross
- * connections). Any number of processors may run side by side.
+ * connections). Fan-out and claims run apart, each one pass at a time, so that claims go on
+ * while a backlog of events is fanned out. Any number of processors may run side by side.
  */
 @Injectable()
 export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
   private readonly inFlight = new Set<Promise<void>>();
   private readonly channels: Map<ChannelKind, Channel>;
-  /** The pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
+  /** The claiming pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
   private again = false;
-  /** Set by NOTIFY and the poll: a pass after a send ends only claims, it has no events to look for. */
-  private eventsMayWait = true;
+  /** The fan-out under way, if any (shutdown waits for it too); set again by NOTIFY and the poll meanwhile. */
+  private fanning: Promise<void> | null = null;
+  private fanAgain = false;
   private stopping = false;
   private listener: Client | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -58,7 +60,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     const pollMs = this.database.embedded ? 200 : 1_000;
     this.registry.addInterval('outbox-poll', setInterval(() => this.wakeForEvents(), pollMs));
     if (!this.database.embedded) await this.listen();
-    this.wake();
+    this.wakeForEvents();
   }
 
   /** Takes no new work from now on (the first step of a shutdown). */
@@ -73,18 +75,46 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     if (this.registry.doesExist('interval', 'outbox-poll')) this.registry.deleteInterval('outbox-poll');
     await this.listener?.end().catch(() => {});
     this.listener = null;
-    await this.running;
+    await Promise.all([this.running, this.fanning]);
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
     await Promise.allSettled([...this.inFlight]);
     this.mailer.close();
   }
 
+  /** Fans out the events committed since, then claims; now, or right after the fan-out running. */
   private wakeForEvents(): void {
-    this.eventsMayWait = true;
-    this.wake();
+    if (this.stopping) return;
+    if (this.fanning) {
+      this.fanAgain = true;
+      return;
+    }
+    this.fanning = this.fanOutAll().finally(() => {
+      this.fanning = null;
+      if (this.fanAgain) this.wakeForEvents();
+    });
   }
 
-  /** Runs a pass now, or right after the one running. */
+  /**
+   * Fans out batch after batch while events wait, waking the claims after each batch. A pass
+   * claims even when this processor fanned nothing out: another one may have (or a retry is
+   * due, or another processor's sends ended).
+   */
+  private async fanOutAll(): Promise<void> {
+    try {
+      do {
+        this.fanAgain = false;
+        const fanned = await this.fanOut.run();
+        if (fanned === FAN_OUT_BATCH) this.fanAgain = true;
+        this.wake();
+      } while (this.fanAgain && !this.stopping);
+    } catch (error) {
+      // The database restarting, say: the next poll tries again; nothing was lost.
+      this.logger.warn(`Outbox fan-out failed: ${(error as Error).message}`);
+      this.wake();
+    }
+  }
+
+  /** Runs a claiming pass now, or right after the one running. */
   wake(): void {
     if (this.stopping) return;
     if (this.running) {
@@ -102,19 +132,12 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     try {
       do {
         this.again = false;
-        let fanned = 0;
-        if (this.eventsMayWait) {
-          this.eventsMayWait = false;
-          fanned = await this.fanOut.run();
-          if (fanned === FAN_OUT_BATCH) this.eventsMayWait = true;
-        }
-        const started = await this.claimAndSend();
-        if (this.eventsMayWait || started > 0) this.again = true;
+        // Every free slot filled: there may be more to claim. Otherwise a cap or the lack of due
+        // work held the claim back, and only a wake (a send ending, new deliveries, the poll) changes that.
+        if (await this.claimAndSend()) this.again = true;
       } while (this.again && !this.stopping);
       await this.wakeAtNextRetry();
     } catch (error) {
-      // The database restarting, say: the next poll tries again; nothing was lost.
-      this.eventsMayWait = true;
       this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
     }
   }
@@ -169,13 +192,13 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  /** Claims what the scheduler allows into this process's free slots and starts sending it. */
-  private async claimAndSend(): Promise<number> {
+  /** Claims what the scheduler allows into this process's free slots and starts sending it; true when it filled them all. */
+  private async claimAndSend(): Promise<boolean> {
     const free = this.slots - this.inFlight.size;
-    if (free <= 0 || this.stopping) return 0;
-    const { send } = await this.scheduler.claim(free);
+    if (free <= 0 || this.stopping) return false;
+    const { send, leased } = await this.scheduler.claim(free);
     for (const sendable of send) this.start(sendable);
-    return send.length;
+    return leased === free;
   }
 
   private start(sendable: Sendable): void {
