@@ -7,6 +7,7 @@ import { RotatedSecrets1763770001000 } from '../../migrations/1763770001000-Rota
 import { IdempotencyKeys1763780000000 } from '../../migrations/1763780000000-IdempotencyKeys';
 import { CallerChanges1763790000000 } from '../../migrations/1763790000000-CallerChanges';
 import { WorkspaceSearch1763790000001 } from '../../migrations/1763790000001-WorkspaceSearch';
+import { DeliveryQueueOrder1763796100000 } from '../../migrations/1763796100000-DeliveryQueueOrder';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   IdempotencyKeys1763780000000,
   CallerChanges1763790000000,
   WorkspaceSearch1763790000001,
+  DeliveryQueueOrder1763796100000,
 ];
 
 /**
