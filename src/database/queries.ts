@@ -32,3 +32,11 @@ export function sqlInt(value: number): string {
 
 /** A string written into SQL as a quoted literal. */
 export const sqlText = (value: string): string => escapeLiteral(value);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A uuid[] written into SQL; anything but uuids is a bug, refused before it reaches the database. */
+export function sqlUuids(values: string[]): string {
+  for (const value of values) if (!UUID.test(value)) throw new Error(`Not a uuid for SQL: ${value}`);
+  return `'{${values.join(',')}}'::uuid[]`;
+}

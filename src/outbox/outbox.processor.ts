@@ -8,7 +8,7 @@ import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
 import { Mailer } from '../notifications/mailer';
 import { OUTBOX_CHANNEL } from '../webhooks/events.service';
-import { Channel, ChannelKind, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
+import { Channel, ChannelKind, isChat, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
 import { FAN_OUT_BATCH, FanOut } from './fan-out';
 import { Recorder } from './recorder';
 import { Scheduler } from './scheduler';
@@ -26,6 +26,8 @@ import { Scheduler } from './scheduler';
 export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries that arrived (own servers, voter email) and whose outcome is being written: their send slot is free again. */
+  private readonly recording = new Set<string>();
   private readonly channels: Map<ChannelKind, Channel>;
   /** The claiming pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
@@ -54,6 +56,11 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   private get slots(): number {
     return this.config.outboxConcurrency;
+  }
+
+  /** Sends in flight: attempts under way, but for those already being recorded. */
+  private get sending(): number {
+    return this.inFlight.size - this.recording.size;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -145,7 +152,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   /** Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the poll. */
   private async wakeAtNextRetry(): Promise<void> {
     // Every slot busy: the next send to end wakes the processor; no timer, no spinning.
-    if (this.inFlight.size >= this.slots) return;
+    if (this.sending >= this.slots) return;
     const [next]: { due_in_ms: number | null }[] = await this.db.query(
       `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
          FROM webhook_deliveries WHERE status = 'pending' AND locked_by IS NULL`,
@@ -194,9 +201,9 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Claims what the scheduler allows into this process's free slots and starts sending it; true when it filled them all. */
   private async claimAndSend(): Promise<boolean> {
-    const free = this.slots - this.inFlight.size;
+    const free = this.slots - this.sending;
     if (free <= 0 || this.stopping) return false;
-    const { send, leased } = await this.scheduler.claim(free);
+    const { send, leased } = await this.scheduler.claim(free, [...this.recording]);
     for (const sendable of send) this.start(sendable);
     return leased === free;
   }
@@ -217,7 +224,18 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private async attempt(sendable: Sendable): Promise<void> {
     const at = new Date();
     const outcome = await this.channels.get(sendable.kind)!.send(sendable.delivery, sendable.endpoint);
-    await this.recorder.record(sendable, at, outcome);
+    // An arrival changes no endpoint's failures nor a chat channel's pace: its slot may be taken
+    // again while it is written. A failure keeps its slot until written (it may open the circuit).
+    const arrived = outcome.ok && !isChat(sendable.kind);
+    if (arrived) {
+      this.recording.add(sendable.delivery.id);
+      this.wake();
+    }
+    try {
+      await this.recorder.record(sendable, at, outcome);
+    } finally {
+      this.recording.delete(sendable.delivery.id);
+    }
     this.report(sendable, outcome);
   }
 

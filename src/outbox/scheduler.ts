@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { runStatements, sqlInt, sqlText } from '../database/queries';
+import { runStatements, sqlInt, sqlText, sqlUuids } from '../database/queries';
 import { EndpointsService, SealedTarget } from '../webhooks/endpoints.service';
 import { ClaimedDelivery, EndpointTarget, Sendable } from './channel';
 import { Lease } from './lease';
@@ -25,11 +25,20 @@ const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;
  * - a queue gets what its cap leaves: OUTBOX_ENDPOINT_CONCURRENCY for a healthy endpoint, one at
  *   a time once BREAKER_THRESHOLD failures in a row opened its circuit (its deliveries wait,
  *   none is dropped), one per second for a Slack or Discord channel, EMAIL_CONCURRENCY for mail;
+ * - in flight are the deliveries under lease, but for those the claiming processor says arrived
+ *   (own servers and email) and is still recording: their send is over;
  * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
  * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
  *   and among equals to the workspace with the fewest in flight.
  */
-const claimable = (p: { slots: number; endpointCap: number; breaker: number; emailCap: number; workspaceCap: number }) => `
+const claimable = (p: {
+  slots: number;
+  endpointCap: number;
+  breaker: number;
+  emailCap: number;
+  workspaceCap: number;
+  delivered: string[];
+}) => `
   WITH RECURSIVE queues AS (
     (SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
       WHERE d.status = 'pending' ORDER BY d.workspace_id, ${QUEUE} LIMIT 1)
@@ -42,6 +51,7 @@ const claimable = (p: { slots: number; endpointCap: number; breaker: number; ema
   flight AS (
     SELECT d.workspace_id, ${QUEUE} AS queue, count(*)::integer AS n FROM webhook_deliveries d
      WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()
+       AND d.id <> ALL (${sqlUuids(p.delivered)})
      GROUP BY 1, 2
   ),
   workspace_flight AS (SELECT workspace_id, sum(n)::integer AS n FROM flight GROUP BY 1),
@@ -96,10 +106,12 @@ export class Scheduler {
 
   /**
    * Claims up to `slots` deliveries and answers those to send now, with where they go, and how
-   * many were leased (those settled here without a send included).
+   * many were leased (those settled here without a send included). `delivered`: deliveries of
+   * this processor that arrived (to an own server, or a voter email) and whose outcome is being
+   * written; they still hold their lease, but no longer a send: they do not count as in flight.
    */
-  async claim(slots: number): Promise<{ send: Sendable[]; leased: number }> {
-    const claimed = await this.lock(slots);
+  async claim(slots: number, delivered: string[] = []): Promise<{ send: Sendable[]; leased: number }> {
+    const claimed = await this.lock(slots, delivered);
     if (claimed.length === 0) return { send: [], leased: 0 };
     const now = new Date();
     const targets = new Map<string, EndpointTarget>();
@@ -143,9 +155,10 @@ export class Scheduler {
    * stored. The choice's statement begins once the lock is held, so it counts what every earlier
    * claim leased; all of it commits together.
    */
-  private lock(slots: number): Promise<ClaimedRow[]> {
+  private lock(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
     const chosen = claimable({
       slots,
+      delivered,
       endpointCap: this.config.outboxEndpointConcurrency,
       breaker: BREAKER_THRESHOLD,
       emailCap: EMAIL_CONCURRENCY,
