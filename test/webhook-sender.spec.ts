@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import type { AppConfig } from '../src/config/app-config';
 import { NameResolver } from '../src/webhooks/name-resolver';
 import { WebhookSender } from '../src/webhooks/webhook-sender';
@@ -120,14 +120,28 @@ describe('WebhookSender', () => {
   });
 
   it('reads a compressed answer as text, and a 429 with its Retry-After', async () => {
+    const encoded: Record<string, [string, Buffer]> = {
+      '/gzip': ['gzip', gzipSync('gzip answer')],
+      '/deflate': ['deflate', deflateSync('deflate answer')],
+      '/raw-deflate': ['deflate', deflateRawSync('raw deflate answer')],
+      '/br': ['br', brotliCompressSync('brotli answer')],
+    };
     const server = await countingServer((req, res) => {
       if (req.url === '/slow') return res.writeHead(429, { 'Retry-After': '7' }).end('later');
-      res.writeHead(200, { 'Content-Encoding': 'gzip' }).end(gzipSync('compressed answer'));
+      const [encoding, body] = encoded[req.url!];
+      res.writeHead(200, { 'Content-Encoding': encoding }).end(body);
     });
     const send = sender();
     try {
-      const ok = await send.post(target(`http://127.0.0.1:${server.port}/`), JSON_HEADERS, '{}');
-      expect(ok).toMatchObject({ statusCode: 200, responseBody: 'compressed answer' });
+      for (const [path, expected] of [
+        ['/gzip', 'gzip answer'],
+        ['/deflate', 'deflate answer'],
+        ['/raw-deflate', 'raw deflate answer'],
+        ['/br', 'brotli answer'],
+      ]) {
+        const ok = await send.post(target(`http://127.0.0.1:${server.port}${path}`), JSON_HEADERS, '{}');
+        expect(ok).toMatchObject({ statusCode: 200, responseBody: expected });
+      }
       const slow = await send.post(target(`http://127.0.0.1:${server.port}/slow`), JSON_HEADERS, '{}');
       expect(slow).toMatchObject({ statusCode: 429, responseBody: 'later', retryAfterMs: 7_000 });
     } finally {

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { VERSION } from '../common/version';
@@ -77,20 +77,37 @@ async function readStart(stream: Readable, limit: number): Promise<string> {
 /** The body of an answer as sent, or decompressed when it says it is compressed. */
 function answerBody(response: http.IncomingMessage): Readable {
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  // A truncated compressed answer still gives what arrived (as the sender did before, with axios).
+  if (response.statusCode === 204) return response;
+  // A truncated compressed answer still gives what arrived.
   const lenient = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-  let decoder: zlib.Gunzip | zlib.Unzip | zlib.BrotliDecompress | null = null;
-  if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'compress' || encoding === 'x-compress' || encoding === 'deflate') {
-    decoder = zlib.createUnzip(lenient); // gzip or zlib-wrapped deflate, told apart by their header
+  const streams: Transform[] = [];
+  if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'compress' || encoding === 'x-compress') {
+    streams.push(zlib.createUnzip(lenient));
+  } else if (encoding === 'deflate') {
+    streams.push(zlibHeader(), zlib.createUnzip(lenient));
   } else if (encoding === 'br') {
-    decoder = zlib.createBrotliDecompress({
-      flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-      finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
-    });
+    streams.push(zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }));
   }
-  if (decoder === null || response.statusCode === 204) return response;
-  response.on('error', (error) => decoder!.destroy(error));
-  return response.pipe(decoder);
+  let body: Readable = response;
+  for (const stream of streams) {
+    body.on('error', (error) => stream.destroy(error));
+    body = body.pipe(stream);
+  }
+  return body;
+}
+
+/** `deflate` as some servers send it, raw (without the zlib header): given the header zlib reads first. */
+function zlibHeader(): Transform {
+  let first = true;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (first && chunk.length > 0) {
+        first = false;
+        if ((chunk[0] & 0x0f) !== 0x08) this.push(Buffer.from([0x78, 0x9c]));
+      }
+      done(null, chunk);
+    },
+  });
 }
 
 /**
