@@ -1,12 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { BearerGuard } from './auth/bearer.guard';
 import { RequestAuthenticator } from './auth/request-authenticator';
-import { BodyErrorInterceptor } from './common/body-error.interceptor';
+import { BodyErrorGuard } from './common/body-error.guard';
 import { ErrorFilter } from './common/error.filter';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
-import { IdempotencyStore } from './idempotency/idempotency.store';
-import { loggerModule } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import type { DatabaseTarget } from './database/database';
@@ -20,7 +17,7 @@ import { OutboxModule } from './outbox/outbox.module';
 
 /**
  * The HTTP API: the core, health, metrics and logs, and in front of every route (in this order)
- * the bearer and throttler guards, then the body check and idempotency keys.
+ * the bearer and throttler guards, then the body check; idempotency keys on the POST routes.
  */
 @Module({})
 export class AppModule {
@@ -28,7 +25,6 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        loggerModule(config),
         CoreModule.forRoot(config, database),
         MetricsModule,
         RateLimitModule,
@@ -41,11 +37,8 @@ export class AppModule {
         RequestAuthenticator,
         { provide: APP_GUARD, useClass: BearerGuard },
         { provide: APP_GUARD, useExisting: WorkspaceThrottlerGuard },
+        { provide: APP_GUARD, useClass: BodyErrorGuard },
         { provide: APP_FILTER, useClass: ErrorFilter },
-        // In this order: a body that did not parse is refused before a key is looked at.
-        { provide: APP_INTERCEPTOR, useClass: BodyErrorInterceptor },
-        IdempotencyStore,
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
     };
   }

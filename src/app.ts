@@ -1,9 +1,10 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
+import { ChorusExpressAdapter } from './common/express-adapter';
 import { jsonBody, requestId } from './common/http-middleware';
+import { createLogger, NestPinoLogger, requestLog } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
 import { httpMetrics } from './metrics/http-metrics.middleware';
@@ -12,16 +13,17 @@ import { serveOpenApi } from './openapi';
 
 /** The HTTP application, with migrations applied; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), {
+  const logger = createLogger(config.logLevel);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), new ChorusExpressAdapter(), {
     bodyParser: false,
-    bufferLogs: true,
+    logger: new NestPinoLogger(logger),
   });
-  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   // Express would hash every GET body for an ETag that no client of this API sends back.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(requestId);
+  app.use(requestLog(logger));
   app.use(httpMetrics(app.get(MetricsService)));
   app.use(jsonBody);
   serveOpenApi(app);

@@ -5,6 +5,7 @@ import { BoardsModule } from './boards/boards.module';
 import { CommentsModule } from './comments/comments.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { dataSourceOptions } from './database/data-source-options';
 import type { DatabaseTarget } from './database/database';
 import { PostsModule } from './posts/posts.module';
@@ -20,6 +21,7 @@ export class CoreModule {
       imports: [
         ConfigModule.forRoot(config, database),
         TypeOrmModule.forRoot(dataSourceOptions(database.url, database.embedded, config.databaseStatementTimeoutMs)),
+        IdempotencyModule,
         WorkspacesModule,
         AuthModule,
         BoardsModule,

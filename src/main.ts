@@ -6,10 +6,11 @@ import { openDatabaseTarget } from './database/database';
 import { seedAndAnnounceDemo } from './demo/demo-seed';
 import { closeOnSignals, stopListening } from './shutdown';
 import { OutboxProcessor } from './outbox/outbox.processor';
-import { exitOnStartupError } from './startup';
+import { exitOnStartupError, tuneHeap } from './startup';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  tuneHeap(config);
   const database = await openDatabaseTarget(config);
   try {
     const app = await createApp(config, database);

@@ -1,19 +1,19 @@
 import 'reflect-metadata';
 import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger as PinoLogger } from 'nestjs-pino';
-import { loggerModule } from './common/logging';
+import { createLogger, NestPinoLogger } from './common/logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { newDataSource, openDatabaseTarget, runMigrations } from './database/database';
 import { closeOnSignals } from './shutdown';
-import { exitOnStartupError } from './startup';
+import { exitOnStartupError, tuneHeap } from './startup';
 import { OutboxModule } from './outbox/outbox.module';
 
 /** The outbox processor alone, for deployments that scale API and workers apart. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  tuneHeap(config);
   const database = await openDatabaseTarget(config);
   try {
     // Migrated before the context exists: creating it starts the processor.
@@ -21,10 +21,11 @@ async function main(): Promise<void> {
     await migrator.initialize();
     await runMigrations(migrator, database.embedded);
     await migrator.destroy();
-    @Module({ imports: [loggerModule(config), CoreModule.forRoot(config, database), MetricsModule, OutboxModule] })
+    @Module({ imports: [CoreModule.forRoot(config, database), MetricsModule, OutboxModule] })
     class WorkerModule {}
-    const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true });
-    app.useLogger(app.get(PinoLogger));
+    const app = await NestFactory.createApplicationContext(WorkerModule, {
+      logger: new NestPinoLogger(createLogger(config.logLevel)),
+    });
     new Logger('Chorus').log('Outbox processor running.');
     closeOnSignals(async () => {
       await app.close();

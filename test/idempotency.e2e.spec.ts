@@ -202,4 +202,24 @@ describe('Idempotency-Key', () => {
       await holder.end();
     }
   });
+  it('is taken by every POST that needs a key, and by no other method: the document lists them, each checks the key first', async () => {
+    const document = (await api.get('/api/v1/openapi.json', { key: null })).body;
+    const keyed: string[] = [];
+    for (const [path, operations] of Object.entries<Record<string, { security?: unknown[] }>>(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation.security?.length === 0 || !operation.security && !document.security) continue; // public
+        // A path parameter of any value: the key is checked before the route's own checks.
+        const concrete = path.replace(/\{[^}]+\}/g, '1');
+        const answer = await api.request(method.toUpperCase(), concrete, { body: method === 'get' ? undefined : {}, headers: { 'idempotency-key': 'k'.repeat(256) } });
+        if (method === 'post') {
+          expectError(answer, 400, 'invalid_request', 'idempotency-key: must be 1 to 255 characters');
+          keyed.push(path);
+        } else {
+          expect(answer.body?.error?.message ?? '').not.toContain('idempotency-key');
+        }
+      }
+    }
+    expect(keyed).toEqual(expect.arrayContaining(['/api/v1/posts', '/api/v1/posts/{id}/comments', '/api/v1/webhook_endpoints']));
+    expect(keyed.length).toBeGreaterThanOrEqual(9);
+  });
 });

@@ -8,6 +8,7 @@ import { BodyValidation } from '../common/validation';
 import { CommentResponse } from './comment.mapper';
 import { CommentsService } from './comments.service';
 import { CreateCommentDto } from './dto/create-comment.dto';
+import { Idempotent } from '../idempotency/idempotency.module';
 
 @ApiTags('Comments')
 @ApiBearerAuth()
@@ -25,6 +26,7 @@ export class CommentsController {
   }
 
   @Post()
+  @Idempotent()
   @Operation({
     id: 'createComment',
     summary: 'Reply to a post',

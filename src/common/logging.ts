@@ -1,30 +1,91 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LoggerModule } from 'nestjs-pino';
-import type { AppConfig } from '../config/app-config';
+import type { LoggerService, LogLevel } from '@nestjs/common';
+import type { NextFunction, Response } from 'express';
+import pino, { Logger as Pino } from 'pino';
 import type { ChorusRequest } from './request-context';
 
+/** The process's one pino logger: JSON lines on standard output at LOG_LEVEL. */
+export function createLogger(level: string): Pino {
+  return pino({ level });
+}
+
 /**
- * One JSON line per request (nestjs-pino): its request id, the workspace once the key is
- * known, method, URL, status and duration. No headers: they cost a serialization on every
- * request, nobody reads them, and they are where credentials travel (Authorization, cookies).
- * Nest's own logger writes through it too, so every line of a request carries its id.
+ * Nest's logger over pino: a line with the message and its `context` (the class that wrote it).
+ * A request's own lines name it in their text (`request req_…`); nothing follows a request
+ * through the async calls it makes, because that (AsyncLocalStorage) taxes every promise of
+ * every request.
  */
-export function loggerModule(config: AppConfig) {
-  return LoggerModule.forRoot({
-    pinoHttp: {
-      level: config.logLevel,
-      genReqId: (req: IncomingMessage) => (req as unknown as ChorusRequest).id,
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      // Called as the request starts and as it ends; the workspace is known only by the end.
-      customProps: (req: IncomingMessage) => {
-        const caller = (req as unknown as ChorusRequest).caller;
-        return caller ? { workspace_id: caller.workspaceId } : {};
-      },
-      customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
-        error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    },
-  });
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly pino: Pino) {}
+
+  log(message: unknown, ...rest: unknown[]): void {
+    this.write('info', message, rest);
+  }
+
+  error(message: unknown, ...rest: unknown[]): void {
+    // Nest's error(message, stack?, context?): a stack is a string with line breaks.
+    const [stack, ...others] = rest;
+    if (typeof stack === 'string' && stack.includes('\n')) return this.write('error', message, others, { stack });
+    this.write('error', message, rest);
+  }
+
+  warn(message: unknown, ...rest: unknown[]): void {
+    this.write('warn', message, rest);
+  }
+
+  debug(message: unknown, ...rest: unknown[]): void {
+    this.write('debug', message, rest);
+  }
+
+  verbose(message: unknown, ...rest: unknown[]): void {
+    this.write('trace', message, rest);
+  }
+
+  fatal(message: unknown, ...rest: unknown[]): void {
+    this.write('fatal', message, rest);
+  }
+
+  setLogLevels?(_levels: LogLevel[]): void {}
+
+  private write(level: pino.Level, message: unknown, rest: unknown[], fields: Record<string, unknown> = {}): void {
+    if (!this.pino.isLevelEnabled(level)) return;
+    // The last string argument is the context, as Nest passes it.
+    const context = typeof rest[rest.length - 1] === 'string' ? rest[rest.length - 1] : undefined;
+    if (message instanceof Error) {
+      this.pino[level]({ context, ...fields, err: message }, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.pino[level]({ context, ...fields, ...message });
+    } else {
+      this.pino[level]({ context, ...fields }, String(message));
+    }
+  }
+}
+
+/**
+ * One JSON line per request as it ends: its request id, method and URL (never its headers:
+ * nobody reads them, and they carry credentials), status, duration in ms, and the workspace once
+ * the key is known. A 5xx logs at error, a 4xx at warn. A request whose client went away first
+ * logs once too, as aborted.
+ */
+export function requestLog(logger: Pino) {
+  return (req: ChorusRequest, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    let logged = false;
+    const done = () => {
+      if (logged) return;
+      logged = true;
+      const status = res.statusCode;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const line: Record<string, unknown> = {
+        req: { id: req.id, method: req.method, url: req.originalUrl },
+        res: { statusCode: status },
+        responseTime: Math.round(performance.now() - started),
+      };
+      if (req.caller) line.workspace_id = req.caller.workspaceId;
+      logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    next();
+  };
 }

@@ -50,6 +50,13 @@ export class EnvironmentVariables {
   DATABASE_STATEMENT_TIMEOUT_MS: number = 5_000;
 
   @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
+  @Min(0, { message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
+  @Max(400, { message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
+  HEAP_GROWING_PERCENT: number = 50;
+
+  @IsOptional()
   @IsString()
   DATA_DIR: string = './.data';
 
@@ -157,6 +164,8 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   /** Every statement of the API and the worker is cancelled past this (0: never); not migrations. */
   databaseStatementTimeoutMs: number;
+  /** How far V8 lets the heap grow past its live data before a full collection (0: V8's own). */
+  heapGrowingPercent: number;
   dataDir: string;
   redisUrl: string | undefined;
   /** The window of the per-workspace request limits and of failed-authentication limits. */
@@ -247,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: vars.PORT,
     databaseUrl: vars.DATABASE_URL,
     databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
+    heapGrowingPercent: vars.HEAP_GROWING_PERCENT,
     dataDir: resolve(vars.DATA_DIR),
     redisUrl: vars.REDIS_URL,
     rateLimitWindowMs: vars.RATE_LIMIT_WINDOW_MS,

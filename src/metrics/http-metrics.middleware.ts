@@ -6,8 +6,8 @@ export function httpMetrics(metrics: MetricsService) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const end = metrics.httpDuration.startTimer();
     res.on('finish', () => {
-      // Module middleware (nestjs-pino's) is mounted as a catch-all route, `{/*splat}`: a request
-      // no controller route matched still has it as `req.route`. No controller route has a wildcard.
+      // A request that no controller route matched has no `req.route` (module middleware aside,
+      // mounted as a catch-all `{/*splat}`; no controller route has a wildcard).
       const path: unknown = req.route?.path;
       const route = typeof path === 'string' && path && !path.includes('*') ? `${req.baseUrl}${path}` : 'unmatched';
       end({ method: req.method, route, status: String(res.statusCode) });

@@ -21,6 +21,7 @@ import { UpdatePostDto } from './dto/update-post.dto';
 import { VoteDto } from './dto/vote.dto';
 import { PostResponse, VoterResponse } from './post.mapper';
 import { PostsService } from './posts.service';
+import { Idempotent } from '../idempotency/idempotency.module';
 
 @ApiTags('Posts')
 @ApiBearerAuth()
@@ -50,6 +51,7 @@ export class PostsController {
   }
 
   @Post()
+  @Idempotent()
   @Operation({
     id: 'createPost',
     summary: 'Create a post',
@@ -97,6 +99,7 @@ export class PostsController {
   }
 
   @Post(':id/merge')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'mergePost',
@@ -126,6 +129,7 @@ export class PostsController {
   }
 
   @Post(':id/votes')
+  @Idempotent()
   @Operation({
     id: 'addVote',
     summary: 'Vote on behalf of a person',

@@ -8,6 +8,7 @@ import { CurrentCaller } from '../auth/caller.decorator';
 import type { Caller } from '../common/request-context';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryResponse } from './delivery.mapper';
+import { Idempotent } from '../idempotency/idempotency.module';
 
 @ApiTags('Webhook endpoints')
 @ApiBearerAuth()
@@ -30,6 +31,7 @@ export class DeliveriesController {
   }
 
   @Post(':id/retry')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'retryDelivery',

@@ -11,6 +11,7 @@ import { DeliveryResponse, RecoveredResponse } from './delivery.mapper';
 import { EndpointToolsService } from './endpoint-tools.service';
 import { ChatEndpointResponse, EndpointResponse, EndpointWithSecretResponse, toEndpointResponse } from './endpoint.mapper';
 import { EndpointsService } from './endpoints.service';
+import { Idempotent } from '../idempotency/idempotency.module';
 
 const NOT_FOUND: [404, string] = [404, 'No such webhook endpoint in this workspace.'];
 
@@ -37,6 +38,7 @@ export class EndpointsController {
   }
 
   @Post()
+  @Idempotent()
   @Operation({
     id: 'createWebhookEndpoint',
     summary: 'Create an endpoint',
@@ -100,6 +102,7 @@ export class EndpointsController {
   }
 
   @Post(':id/rotate_secret')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'rotateEndpointSecret',
@@ -130,6 +133,7 @@ export class EndpointsController {
   }
 
   @Post(':id/test')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'testWebhookEndpoint',
@@ -146,6 +150,7 @@ export class EndpointsController {
   }
 
   @Post(':id/recover')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'recoverEndpointDeliveries',

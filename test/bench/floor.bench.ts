@@ -3,7 +3,7 @@
  * pg, ioredis, the same SQL and Redis work, no framework) on one seeded database, loaded in
  * turn with the same generator, 32 connections: GET /api/v1/posts?limit=25, then POST
  * /api/v1/posts. Prints req/s, p50 and p99 of each run, the ratios (medians over rounds) and
- * Chorus's peak RSS.
+ * Chorus's peak RSS, then PASS or FAIL for each of issue 10's targets.
  *
  * `npm run bench:floor`. Environment:
  * - BENCH_DATABASE_URL: the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres);
@@ -13,6 +13,9 @@
  *   BENCH_CONNECTIONS (default 32).
  * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
  * - CHORUS_NODE_OPTIONS: extra node flags for Chorus, e.g. `--cpu-prof --cpu-prof-dir=prof`.
+ * - BENCH_BEFORE: the dist/src/main.js of an earlier build (a worktree at an older commit, built):
+ *   loaded in the same rounds as a third server, so that before and after come from one run. It
+ *   must accept this build's database (migrations are applied by the newer one first).
  *
  * Chorus runs with its defaults except: RUN_WORKER=false (the API alone, as the floor has no
  * outbox processor) and RATE_LIMIT_WINDOW_MS=100, so that the business plan's 300 requests per
@@ -43,6 +46,7 @@ const hasWrk = (() => {
   }
 })();
 const GENERATOR = process.env.BENCH_GENERATOR ?? (hasWrk ? 'wrk' : 'autocannon');
+const BEFORE = process.env.BENCH_BEFORE;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -152,6 +156,27 @@ async function seed(dbUrl: string): Promise<string> {
   return key;
 }
 
+/** A built Chorus (its dist/src/main.js) on the bench's database, the API alone; resolves once it answers. */
+async function startChorus(mainJs: string, dbUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ').filter(Boolean), mainJs], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: dbUrl,
+      REDIS_URL,
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      BASE_URL: 'https://chorus.bench',
+      RUN_WORKER: 'false',
+      RATE_LIMIT_WINDOW_MS: WINDOW_MS,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/healthz`, child); // migrations have run
+  return { child, url };
+}
+
 async function main() {
   const database = await freshDatabase(DB_NAME);
   const dbUrl = database.url;
@@ -159,27 +184,8 @@ async function main() {
   const stopAll = () => children.forEach((child) => child.exitCode === null && child.kill('SIGTERM'));
   process.on('exit', stopAll);
   try {
-    const chorusPort = await freePort();
-    const chorus = spawn(
-      process.execPath,
-      [...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(__dirname, '../../src/main.js')],
-      {
-        env: {
-          ...process.env,
-          PORT: String(chorusPort),
-          DATABASE_URL: dbUrl,
-          REDIS_URL,
-          ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-          BASE_URL: 'https://chorus.bench',
-          RUN_WORKER: 'false',
-          RATE_LIMIT_WINDOW_MS: WINDOW_MS,
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-    children.push(chorus);
-    const chorusUrl = `http://127.0.0.1:${chorusPort}`;
-    await waitFor(`${chorusUrl}/healthz`, chorus); // migrations have run
+    const chorus = await startChorus(join(__dirname, '../../src/main.js'), dbUrl);
+    children.push(chorus.child);
     const started = Date.now();
     const key = await seed(dbUrl);
     log(`seeded ${POSTS} posts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -203,14 +209,18 @@ async function main() {
         body: JSON.stringify({ board: 'ideas', title: 'Export the roadmap as PDF', body: 'So that we can share it offline.' }),
       },
     };
-    const targets = { chorus: chorusUrl, floor: floorUrl };
+    // A second Chorus, an earlier build (BENCH_BEFORE), on the same database: before and after in one run.
+    const before = BEFORE ? await startChorus(BEFORE, dbUrl) : undefined;
+    if (before) children.push(before.child);
+    const targets: Record<string, string> = { chorus: chorus.url, floor: floorUrl, ...(before ? { before: before.url } : {}) };
     log(`generator: ${GENERATOR}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and route`);
     for (const url of Object.values(targets)) for (const load of Object.values(loads)) await run(url, key, load, 2); // warm-up
 
     const runs: { round: number; route: string; server: string; run: Run }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       // Alternate which server goes first, so that a drift on the machine favours neither.
-      const order = round % 2 ? (['chorus', 'floor'] as const) : (['floor', 'chorus'] as const);
+      const servers = Object.keys(targets);
+      const order = round % 2 ? servers : [...servers].reverse();
       for (const [route, load] of Object.entries(loads)) {
         for (const server of order) {
           const result = await run(targets[server], key, load, SECONDS);
@@ -222,15 +232,16 @@ async function main() {
       }
     }
 
-    const summary = Object.keys(loads).map((route) => {
-      const of = (server: string) => runs.filter((r) => r.route === route && r.server === server).map((r) => r.run);
-      const [c, f] = [of('chorus'), of('floor')];
+    const of = (route: string, server: string) => runs.filter((r) => r.route === route && r.server === server).map((r) => r.run);
+    const row = (route: string, server: string) => {
+      const [c, f] = [of(route, server), of(route, 'floor')];
       const rounds = c.map((_, i) => ({ rps: c[i].rps / f[i].rps, p99: c[i].p99 / f[i].p99 }));
       return {
         route,
-        'chorus req/s': Math.round(median(c.map((r) => r.rps))),
-        'chorus p50 ms': +median(c.map((r) => r.p50)).toFixed(1),
-        'chorus p99 ms': +median(c.map((r) => r.p99)).toFixed(1),
+        server,
+        'req/s': Math.round(median(c.map((r) => r.rps))),
+        'p50 ms': +median(c.map((r) => r.p50)).toFixed(1),
+        'p99 ms': +median(c.map((r) => r.p99)).toFixed(1),
         'floor req/s': Math.round(median(f.map((r) => r.rps))),
         'floor p50 ms': +median(f.map((r) => r.p50)).toFixed(1),
         'floor p99 ms': +median(f.map((r) => r.p99)).toFixed(1),
@@ -238,10 +249,22 @@ async function main() {
         'p99 ratio': +median(rounds.map((r) => r.p99)).toFixed(2),
         errors: [...c, ...f].reduce((n, r) => n + r.non2xx, 0),
       };
-    });
-    log(`\nMedians over ${ROUNDS} rounds (ratios: median of the per-round ratios, Chorus / floor)`);
+    };
+    const servers = ['chorus', ...(before ? ['before'] : [])];
+    const summary = Object.keys(loads).flatMap((route) => servers.map((server) => row(route, server)));
+    log(`\nMedians over ${ROUNDS} rounds (ratios: median of the per-round ratios, server / floor)`);
     console.table(summary);
-    log(`Chorus peak RSS: ${peakRssMb(chorus.pid!).toFixed(0)} MB (floor: ${peakRssMb(floor.pid!).toFixed(0)} MB)`);
+    const rss = peakRssMb(chorus.child.pid!);
+    log(`Chorus peak RSS: ${rss.toFixed(0)} MB (floor: ${peakRssMb(floor.pid!).toFixed(0)} MB${before ? `, before: ${peakRssMb(before.child.pid!).toFixed(0)} MB` : ''})`);
+    const [list, create] = [row('list', 'chorus'), row('create', 'chorus')];
+    const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+    log(`\nIssue 10's targets, Chorus against the floor:`);
+    log(`  ${verdict(list['req/s ratio'] >= 0.8)} list   >= 0.80x the floor's req/s: ${list['req/s ratio']}x`);
+    log(`  ${verdict(create['req/s ratio'] >= 0.75)} create >= 0.75x the floor's req/s: ${create['req/s ratio']}x`);
+    log(`  ${verdict(list['p99 ratio'] <= 1.5)} list   p99 <= 1.5x the floor's: ${list['p99 ratio']}x`);
+    log(`  ${verdict(create['p99 ratio'] <= 1.5)} create p99 <= 1.5x the floor's: ${create['p99 ratio']}x`);
+    log(`  ${verdict(rss <= 200)} peak RSS <= 200 MB: ${rss.toFixed(0)} MB`);
+    log(`  ${verdict(list.errors + create.errors === 0)} no errors or non-2xx answers: ${list.errors + create.errors}`);
   } finally {
     // Chorus shuts down gracefully on SIGTERM (and writes its profile, under --cpu-prof).
     const exited = children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))));

@@ -1,0 +1,274 @@
+#!/usr/bin/env node
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+require("reflect-metadata");
+const node_util_1 = require("node:util");
+const core_1 = require("@nestjs/core");
+const typeorm_1 = require("typeorm");
+const api_keys_service_1 = require("./auth/api-keys.service");
+const boards_service_1 = require("./boards/boards.service");
+const app_error_1 = require("./common/app-error");
+const app_config_1 = require("./config/app-config");
+const core_module_1 = require("./core.module");
+const database_1 = require("./database/database");
+const startup_1 = require("./startup");
+const posts_service_1 = require("./posts/posts.service");
+const plans_1 = require("./workspaces/plans");
+const endpoint_mapper_1 = require("./webhooks/endpoint.mapper");
+const endpoints_service_1 = require("./webhooks/endpoints.service");
+const outbox_event_entity_1 = require("./webhooks/outbox-event.entity");
+const webhook_endpoint_entity_1 = require("./webhooks/webhook-endpoint.entity");
+const workspaces_service_1 = require("./workspaces/workspaces.service");
+const USAGE = `Usage: chorus <command> [options] [--json]
+
+  workspace create --name <n> --slug <s> --plan free|pro|business
+  workspace set-plan --workspace <slug> --plan <plan>
+  workspace list
+  member add --workspace <slug> --name <n> --email <e>
+  member list --workspace <slug>
+  key create --workspace <slug> --member <email>      (the key is printed once)
+  key revoke --id <id>
+  key list --workspace <slug>
+  board create --workspace <slug> --slug <s> --name <n> [--description <d>] [--private] [--no-notify-voters]
+  board list --workspace <slug>
+  endpoint create --workspace <slug> --kind webhook|slack|discord --url <u> --events <t1,t2>
+  endpoint list --workspace <slug>
+  endpoint enable --id <id>
+  endpoint disable --id <id>
+  vote add --workspace <slug> --post <id> (--email <e> | --name <n> [--email <e>])
+  vote remove --workspace <slug> --post <id> --email <e>
+  migrate                                             (apply pending database migrations)
+
+With --json, one JSON object is printed on stdout and nothing else.`;
+class UsageError extends Error {
+}
+const OPTIONS = {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    name: { type: 'string' },
+    slug: { type: 'string' },
+    plan: { type: 'string' },
+    workspace: { type: 'string' },
+    email: { type: 'string' },
+    member: { type: 'string' },
+    id: { type: 'string' },
+    description: { type: 'string' },
+    private: { type: 'boolean' },
+    'no-notify-voters': { type: 'boolean' },
+    kind: { type: 'string' },
+    url: { type: 'string' },
+    events: { type: 'string' },
+    post: { type: 'string' },
+};
+function required(options, name) {
+    const value = options[name];
+    if (typeof value !== 'string' || value.trim() === '')
+        throw new UsageError(`--${name} is required`);
+    return value.trim();
+}
+function plan(options) {
+    const value = required(options, 'plan');
+    if (!(0, plans_1.isPlan)(value))
+        throw new UsageError(`--plan must be one of ${plans_1.PLAN_NAMES.join(', ')}`);
+    return value;
+}
+function postId(options) {
+    const value = required(options, 'post');
+    if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value)))
+        throw new UsageError('--post must be a post id');
+    return Number(value);
+}
+const table = (rows) => rows.length === 0 ? '(none)' : rows.map((row) => Object.values(row).map((v) => v ?? '-').join('  ')).join('\n');
+async function setEnabled(app, id, enabled) {
+    const endpoints = app.get(endpoints_service_1.EndpointsService);
+    const endpoint = await endpoints.update(await endpoints.workspaceOf(id), id, { enabled });
+    return {
+        json: { id, enabled: endpoint.enabled },
+        text: `Endpoint ${id} is ${endpoint.enabled ? 'on' : 'off'}`,
+    };
+}
+const COMMANDS = {
+    async 'workspace create'(app, o) {
+        const ws = await app.get(workspaces_service_1.WorkspacesService).create({ name: required(o, 'name'), slug: required(o, 'slug'), plan: plan(o) });
+        return { json: { id: ws.id, slug: ws.slug, plan: ws.plan }, text: `Created workspace ${ws.slug} (${ws.plan}), id ${ws.id}` };
+    },
+    async 'workspace set-plan'(app, o) {
+        const ws = await app.get(workspaces_service_1.WorkspacesService).setPlan(required(o, 'workspace'), plan(o));
+        return { json: { id: ws.id, slug: ws.slug, plan: ws.plan }, text: `Workspace ${ws.slug} is now on ${ws.plan}` };
+    },
+    async 'workspace list'(app) {
+        const data = (await app.get(workspaces_service_1.WorkspacesService).list()).map((w) => ({ id: w.id, slug: w.slug, name: w.name, plan: w.plan }));
+        return { json: { data }, text: table(data) };
+    },
+    async 'member add'(app, o) {
+        const workspaces = app.get(workspaces_service_1.WorkspacesService);
+        const ws = await workspaces.findBySlug(required(o, 'workspace'));
+        const email = required(o, 'email');
+        if (!/^[^\s@]+@[^\s@]+$/.test(email))
+            throw new UsageError('--email must be an email address');
+        const member = await workspaces.addPerson(ws.id, { kind: 'member', name: required(o, 'name'), email });
+        return { json: { id: member.id }, text: `Added ${member.name} <${email}> to ${ws.slug}, id ${member.id}` };
+    },
+    async 'member list'(app, o) {
+        const workspaces = app.get(workspaces_service_1.WorkspacesService);
+        const ws = await workspaces.findBySlug(required(o, 'workspace'));
+        const data = (await workspaces.listMembers(ws.id)).map((m) => ({ id: m.id, name: m.name, email: m.email }));
+        return { json: { data }, text: table(data) };
+    },
+    async 'key create'(app, o) {
+        const { id, key } = await app.get(api_keys_service_1.ApiKeysService).create(required(o, 'workspace'), required(o, 'member'));
+        return { json: { id, key }, text: `Key ${id} (shown once, keep it safe):\n${key}` };
+    },
+    async 'key revoke'(app, o) {
+        const id = required(o, 'id');
+        await app.get(api_keys_service_1.ApiKeysService).revoke(id);
+        return { json: { id, revoked: true }, text: `Revoked key ${id}` };
+    },
+    async 'key list'(app, o) {
+        const ws = await app.get(workspaces_service_1.WorkspacesService).findBySlug(required(o, 'workspace'));
+        const data = (await app.get(api_keys_service_1.ApiKeysService).list(ws.id)).map((k) => ({
+            id: k.id,
+            prefix: `${k.keyPrefix}…`,
+            created_by: k.createdBy,
+            created_at: k.createdAt.toISOString(),
+            revoked_at: k.revokedAt?.toISOString() ?? null,
+        }));
+        return { json: { data }, text: table(data) };
+    },
+    async 'board create'(app, o) {
+        const board = await app.get(boards_service_1.BoardsService).create(required(o, 'workspace'), {
+            slug: required(o, 'slug'),
+            name: required(o, 'name'),
+            description: typeof o.description === 'string' ? o.description : null,
+            public: !o.private,
+            notifyVoters: !o['no-notify-voters'],
+        });
+        return { json: { id: board.id, slug: board.slug }, text: `Created board ${board.slug}, id ${board.id}` };
+    },
+    async 'board list'(app, o) {
+        const ws = await app.get(workspaces_service_1.WorkspacesService).findBySlug(required(o, 'workspace'));
+        const data = (await app.get(boards_service_1.BoardsService).list(ws.id)).map((b) => ({
+            id: b.id,
+            slug: b.slug,
+            name: b.name,
+            public: b.public,
+            notify_voters: b.notifyVoters,
+        }));
+        return { json: { data }, text: table(data) };
+    },
+    async 'endpoint create'(app, o) {
+        const ws = await app.get(workspaces_service_1.WorkspacesService).findBySlug(required(o, 'workspace'));
+        const kind = required(o, 'kind');
+        if (!webhook_endpoint_entity_1.ENDPOINT_KINDS.includes(kind)) {
+            throw new UsageError(`--kind must be one of ${webhook_endpoint_entity_1.ENDPOINT_KINDS.join(', ')}`);
+        }
+        const events = required(o, 'events').split(',').map((e) => e.trim());
+        const unknown = events.filter((e) => !outbox_event_entity_1.EVENT_TYPES.includes(e));
+        if (unknown.length > 0)
+            throw new UsageError(`--events: unknown event types ${unknown.join(', ')} (known: ${outbox_event_entity_1.EVENT_TYPES.join(', ')})`);
+        const { endpoint, secret } = await app.get(endpoints_service_1.EndpointsService).create({ workspaceId: ws.id, plan: ws.plan }, { kind: kind, url: required(o, 'url'), events: events });
+        return {
+            json: { id: endpoint.id, secret },
+            text: `Created endpoint ${endpoint.id}${secret ? `; signing secret (shown once):\n${secret}` : ''}`,
+        };
+    },
+    async 'endpoint list'(app, o) {
+        const ws = await app.get(workspaces_service_1.WorkspacesService).findBySlug(required(o, 'workspace'));
+        const data = (await app.get(endpoints_service_1.EndpointsService).list(ws.id)).map((e) => {
+            const { secret: _secret, ...shown } = (0, endpoint_mapper_1.toEndpointResponse)(e);
+            return shown;
+        });
+        return { json: { data }, text: table(data.map((e) => ({ ...e, events: e.events.join(',') }))) };
+    },
+    async 'endpoint enable'(app, o) {
+        return setEnabled(app, required(o, 'id'), true);
+    },
+    async 'endpoint disable'(app, o) {
+        return setEnabled(app, required(o, 'id'), false);
+    },
+    async 'vote add'(app, o) {
+        const ws = await app.get(workspaces_service_1.WorkspacesService).findBySlug(required(o, 'workspace'));
+        const id = postId(o);
+        const name = typeof o.name === 'string' && o.name.trim() ? o.name.trim() : undefined;
+        const email = typeof o.email === 'string' && o.email.trim() ? o.email.trim() : undefined;
+        if (!name && !email)
+            throw new UsageError('--email or --name is required');
+        if (email && !/^[^\s@]+@[^\s@]+$/.test(email))
+            throw new UsageError('--email must be an email address');
+        const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: null };
+        const { post, added } = await app.get(posts_service_1.PostsService).addVote(actor, id, { name, email });
+        return {
+            json: { post_id: post.id, votes: post.votes, added },
+            text: `${added ? 'Added the vote' : 'The vote was already there'} on post ${post.id} (${post.votes} votes)`,
+        };
+    },
+    async 'vote remove'(app, o) {
+        const workspaces = app.get(workspaces_service_1.WorkspacesService);
+        const ws = await workspaces.findBySlug(required(o, 'workspace'));
+        const id = postId(o);
+        const email = required(o, 'email');
+        const person = await workspaces.findByEmail(ws.id, email);
+        const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: person?.id ?? '' };
+        const removed = person ? await app.get(posts_service_1.PostsService).removeVote(actor, id) : false;
+        const post = await app.get(posts_service_1.PostsService).get(actor, id);
+        return {
+            json: { post_id: post.id, votes: post.votes, removed },
+            text: removed ? `Removed the vote of ${email} (post ${post.id} has ${post.votes} votes)` : `${email} had no vote on post ${post.id}`,
+        };
+    },
+    async migrate(_app, _o, migrated) {
+        return {
+            json: { applied: migrated },
+            text: migrated.length ? `Applied ${migrated.join(', ')}` : 'No pending migrations.',
+        };
+    },
+};
+async function run(argv) {
+    let parsed;
+    try {
+        parsed = (0, node_util_1.parseArgs)({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    }
+    catch (error) {
+        process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+        return 2;
+    }
+    const { values, positionals } = parsed;
+    const words = Object.hasOwn(COMMANDS, positionals.slice(0, 2).join(' ')) ? 2 : 1;
+    const name = positionals.slice(0, words).join(' ');
+    const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (command && positionals.length > words) {
+        process.stderr.write(`Unexpected argument: ${positionals[words]}\n\n${USAGE}\n`);
+        return 2;
+    }
+    if (values.help || !command) {
+        process.stderr.write(`${USAGE}\n`);
+        return values.help ? 0 : 2;
+    }
+    const config = (0, app_config_1.loadConfig)();
+    const database = await (0, database_1.openDatabaseTarget)(config, { joinRunning: true });
+    let app;
+    try {
+        app = await core_1.NestFactory.createApplicationContext(core_module_1.CoreModule.forRoot(config, database), { logger: ['error'] });
+        const applied = await (0, database_1.runMigrations)(app.get(typeorm_1.DataSource), database.embedded);
+        const output = await command(app, values, applied);
+        process.stdout.write(`${values.json ? JSON.stringify(output.json) : output.text}\n`);
+        return 0;
+    }
+    catch (error) {
+        if (error instanceof UsageError) {
+            process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+            return 2;
+        }
+        if (error instanceof app_error_1.AppError) {
+            process.stderr.write(`error: ${error.message}\n`);
+            return 1;
+        }
+        throw error;
+    }
+    finally {
+        await app?.close();
+        await database.close();
+    }
+}
+run(process.argv.slice(2)).then((code) => process.exit(code), (error) => (0, startup_1.exitOnStartupError)(error, 'The command failed'));
+//# sourceMappingURL=cli.js.map

@@ -1,0 +1,152 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.WEBHOOK_EVENTS = void 0;
+exports.webhookDocument = webhookDocument;
+const post_entity_1 = require("../posts/post.entity");
+const ref = (schema, description) => description ? { description, allOf: [{ $ref: `#/components/schemas/${schema}` }] } : { $ref: `#/components/schemas/${schema}` };
+exports.WEBHOOK_EVENTS = {
+    'post.created': {
+        summary: 'A post was created',
+        description: 'A post was created, through the API, the CLI or the demo seed.',
+        data: { properties: { post: ref('Post') }, required: ['post'] },
+    },
+    'post.status_changed': {
+        summary: 'A post\'s status changed',
+        description: 'A post\'s status changed, a merge included (the merged post is `closed`, with `merged_into`).',
+        data: {
+            properties: {
+                post: ref('Post', 'The post, with its new status.'),
+                previous_status: { type: 'string', enum: post_entity_1.POST_STATUSES, description: 'The status before the change.' },
+                merged_into: ref('MergeTarget', 'Only on a merge: the post it was merged into.'),
+            },
+            required: ['post', 'previous_status'],
+        },
+    },
+    'comment.created': {
+        summary: 'A comment was posted',
+        description: 'A comment was posted on a post (a team reply through the API, or a user\'s comment).',
+        data: { properties: { post: ref('Post'), comment: ref('Comment') }, required: ['post', 'comment'] },
+    },
+    'post.voted': {
+        summary: 'A vote was added',
+        description: 'A vote was added to a post, on behalf of a person through the API or the CLI (the voter\'s name only, never an email).',
+        data: {
+            properties: {
+                post: ref('Post', 'The post the vote counts on, with its new `votes`.'),
+                voter: {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['name'],
+                    properties: { name: { type: 'string', description: 'The voter\'s name.' } },
+                },
+            },
+            required: ['post', 'voter'],
+        },
+    },
+    ping: {
+        summary: 'A test event',
+        description: 'Sent only by `POST /api/v1/webhook_endpoints/{id}/test`, to check that the endpoint receives and verifies deliveries.',
+        data: {
+            properties: { endpoint_id: { type: 'string', format: 'uuid', description: 'The endpoint tested.' } },
+            required: ['endpoint_id'],
+        },
+    },
+};
+const pascal = (type) => type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+const DELIVERY_HEADERS = (type) => [
+    {
+        name: 'Chorus-Event',
+        in: 'header',
+        required: true,
+        description: 'The event type, as the body\'s `type`.',
+        schema: { type: 'string', const: type },
+    },
+    {
+        name: 'Chorus-Delivery',
+        in: 'header',
+        required: true,
+        description: 'The delivery\'s id, as the body\'s `id`: the same on every attempt, so skip ids already handled.',
+        schema: { type: 'string', format: 'uuid' },
+    },
+    {
+        name: 'Chorus-Signature',
+        in: 'header',
+        required: true,
+        description: '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the whole signing secret (`whsec_` included); ' +
+            'one `v1` per valid secret during a rotation. The scheme of Stripe\'s webhooks.',
+        schema: { type: 'string', pattern: '^t=[0-9]+(,v1=[0-9a-f]{64})+$' },
+    },
+    {
+        name: 'webhook-id',
+        in: 'header',
+        required: true,
+        description: 'Standard Webhooks: the same as `Chorus-Delivery`.',
+        schema: { type: 'string', format: 'uuid' },
+    },
+    {
+        name: 'webhook-timestamp',
+        in: 'header',
+        required: true,
+        description: 'Standard Webhooks: unix seconds of this attempt.',
+        schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+    {
+        name: 'webhook-signature',
+        in: 'header',
+        required: true,
+        description: 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the ' +
+            'base64-decoded part of the secret after `whsec_`, one entry (space-separated) per valid secret. Verify with the ' +
+            '`standardwebhooks` package.',
+        schema: { type: 'string' },
+    },
+    {
+        name: 'User-Agent',
+        in: 'header',
+        required: true,
+        description: 'Chorus and its version.',
+        schema: { type: 'string', pattern: '^Chorus-Webhooks/' },
+    },
+];
+function webhookDocument(tag) {
+    const schemas = {};
+    const webhooks = {};
+    for (const [type, doc] of Object.entries(exports.WEBHOOK_EVENTS)) {
+        const name = `${pascal(type)}Event`;
+        schemas[name] = {
+            type: 'object',
+            description: `The body of a \`${type}\` delivery.`,
+            additionalProperties: false,
+            required: ['id', 'type', 'created_at', 'data'],
+            properties: {
+                id: { type: 'string', format: 'uuid', description: 'The delivery\'s id, as `Chorus-Delivery`.' },
+                type: { type: 'string', const: type },
+                created_at: { type: 'string', format: 'date-time', description: 'When the change was made.' },
+                data: { type: 'object', additionalProperties: false, ...doc.data },
+            },
+        };
+        webhooks[type] = {
+            post: {
+                operationId: `receive${pascal(type)}`,
+                summary: doc.summary,
+                description: `${doc.description} Sent to every enabled webhook endpoint subscribed to \`${type}\` (Slack and Discord get a ` +
+                    'message made for them instead). Verify `Chorus-Signature` on the raw bytes before parsing them.',
+                tags: [tag],
+                security: [],
+                parameters: DELIVERY_HEADERS(type),
+                requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
+                responses: {
+                    '2XX': { description: 'Received. The answer\'s body is ignored.' },
+                    '4XX': {
+                        description: 'A failure, as is a 3xx (never followed), a 5xx or no answer within 10 s: the delivery is retried after ' +
+                            '1 min, 5 min, 30 min, 2 h and 8 h.',
+                    },
+                },
+            },
+        };
+    }
+    return { schemas, webhooks };
+}
+//# sourceMappingURL=event-schemas.js.map
