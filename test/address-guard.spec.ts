@@ -8,8 +8,8 @@ import {
   attemptRefusal,
   checkTargetUrl,
   isPublicUnicast,
-  safeAgents,
-  safeLookup,
+  pinnedAgent,
+  resolveTarget,
 } from '../src/webhooks/address-guard';
 import { NameResolver } from '../src/webhooks/name-resolver';
 import { TestDnsServer } from './support/dns-server';
@@ -206,50 +206,43 @@ describe('attemptRefusal (at every attempt)', () => {
   });
 });
 
-describe('safeLookup', () => {
-  const lookup = (allowPrivate: boolean, host: string, all: boolean) =>
-    new Promise<{ err: Error | null; address: unknown; family?: number }>((resolve) => {
-      safeLookup(guard(allowPrivate))(host, { all }, (err: Error | null, address: unknown, family?: number) =>
-        resolve({ err, address, family }),
-      );
-    });
+describe('resolveTarget (at every attempt)', () => {
+  const resolve = (allowPrivate: boolean, host: string) =>
+    resolveTarget(host, guard(allowPrivate)).then(
+      (addresses) => ({ err: null, addresses }),
+      (err: Error & { code?: string }) => ({ err, addresses: null }),
+    );
 
-  it.each([true, false])('refuses localhost (all: %p)', async (all) => {
-    const { err } = await lookup(false, 'localhost', all);
+  it('refuses localhost', async () => {
+    const { err } = await resolve(false, 'localhost');
     expect(err).toBeInstanceOf(UnsafeTargetError);
     expect(err?.message).toContain('localhost');
   });
 
-  it.each(['127.0.0.1', '::1', '169.254.169.254', '::ffff:127.0.0.1'])('refuses literal %s', async (host) => {
-    const { err } = await lookup(false, host, false);
+  it.each(['127.0.0.1', '::1', '[::1]', '169.254.169.254', '::ffff:127.0.0.1'])('refuses literal %s', async (host) => {
+    const { err } = await resolve(false, host);
     expect(err).toBeInstanceOf(UnsafeTargetError);
   });
 
   it('refuses a name when any of its addresses is not public, naming it only in the error for the log', async () => {
-    const { err } = await lookup(false, 'mixed.test', true);
+    const { err } = await resolve(false, 'mixed.test');
     expect(err).toBeInstanceOf(UnsafeTargetError);
     expect(err?.message).toBe('Refused to connect to mixed.test (172.18.0.2): private address, not public unicast');
   });
 
-  it('passes a public name, and lookup errors, in the shape asked for', async () => {
-    expect(await lookup(false, 'public.test', false)).toEqual({ err: null, address: '93.184.216.34', family: 4 });
-    expect(await lookup(false, 'public.test', true)).toEqual({ err: null, address: [{ address: '93.184.216.34', family: 4 }] });
-    const missing = await lookup(false, 'nowhere.test', true);
-    expect(missing).toMatchObject({ err: { code: 'ENOTFOUND' }, address: [] });
-    const slow = await lookup(true, 'late.hang.test', false);
-    expect(slow).toMatchObject({ err: { code: 'ETIMEOUT' }, address: '' });
+  it('answers every address of a public name, and passes lookup errors on', async () => {
+    expect(await resolve(false, 'public.test')).toEqual({ err: null, addresses: [{ address: '93.184.216.34', family: 4 }] });
+    expect(await resolve(false, 'nowhere.test')).toMatchObject({ err: { code: 'ENOTFOUND' }, addresses: null });
+    expect(await resolve(true, 'late.hang.test')).toMatchObject({ err: { code: 'ETIMEOUT' }, addresses: null });
   });
 
-  it('answers both callback shapes when allowed', async () => {
-    const one = await lookup(true, '127.0.0.1', false);
-    expect(one).toEqual({ err: null, address: '127.0.0.1', family: 4 });
-    const all = await lookup(true, '127.0.0.1', true);
-    expect(all.err).toBeNull();
-    expect(all.address).toEqual([{ address: '127.0.0.1', family: 4 }]);
+  it('answers private addresses when allowed', async () => {
+    expect(await resolve(true, '127.0.0.1')).toEqual({ err: null, addresses: [{ address: '127.0.0.1', family: 4 }] });
+    expect(await resolve(true, 'loop.test')).toEqual({ err: null, addresses: [{ address: '127.0.0.1', family: 4 }] });
   });
 });
 
-describe('safeAgents (at every connection)', () => {
+describe('pinnedAgent (at every connection)', () => {
   let server: http.Server;
   let port: number;
   let hits = 0;
@@ -264,6 +257,7 @@ describe('safeAgents (at every connection)', () => {
   });
 
   afterAll(async () => {
+    server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
@@ -271,9 +265,13 @@ describe('safeAgents (at every connection)', () => {
     hits = 0;
   });
 
-  function get(url: string, agent: http.Agent): Promise<{ status?: number; error?: Error }> {
+  const LOOPBACK = [{ address: '127.0.0.1', family: 4 as const }];
+  const agent = (host: string, allowPrivate: boolean, addresses = LOOPBACK, protocol: 'http:' | 'https:' = 'http:') =>
+    pinnedAgent(protocol, host, addresses, allowPrivate, { idleMs: 1_000, maxFreeSockets: 4 });
+
+  function get(url: string, via: http.Agent): Promise<{ status?: number; error?: Error }> {
     return new Promise((resolve) => {
-      const req = http.request(url, { agent, method: 'POST' }, (res) => {
+      const req = http.request(url, { agent: via, method: 'POST' }, (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode }));
       });
@@ -285,19 +283,19 @@ describe('safeAgents (at every connection)', () => {
   it.each(['localhost', '127.0.0.1', '[::ffff:127.0.0.1]'])(
     'refuses http://%s:<port>/ before connecting',
     async (host) => {
-      const { httpAgent } = safeAgents(guard(false));
-      const result = await get(`http://${host}:${port}/`, httpAgent);
+      const result = await get(`http://${host}:${port}/`, agent(host, false));
       expect(result.status).toBeUndefined();
       expect(result.error).toBeInstanceOf(UnsafeTargetError);
       expect(hits).toBe(0);
     },
   );
 
-  it('refuses 127.0.0.1 over the https agent too, before any TLS', async () => {
-    const { httpsAgent } = safeAgents(guard(false));
+  it('refuses 127.0.0.1 over https too, before any TLS', async () => {
     const result = await new Promise<Error | undefined>((resolve) => {
       const https = require('node:https') as typeof import('node:https');
-      const req = https.request(`https://127.0.0.1:${port}/`, { agent: httpsAgent }, () => resolve(undefined));
+      const req = https.request(`https://127.0.0.1:${port}/`, { agent: agent('127.0.0.1', false, LOOPBACK, 'https:') }, () =>
+        resolve(undefined),
+      );
       req.on('error', resolve);
       req.end();
     });
@@ -306,27 +304,32 @@ describe('safeAgents (at every connection)', () => {
   });
 
   it('refuses a Unix socket path', async () => {
-    const { httpAgent } = safeAgents(guard(false));
     const result = await new Promise<Error | undefined>((resolve) => {
-      const req = http.request({ socketPath: '/tmp/nowhere.sock', path: '/', agent: httpAgent }, () =>
-        resolve(undefined),
-      );
+      const req = http.request({ socketPath: '/tmp/nowhere.sock', path: '/', agent: agent('loop.test', false) }, () => resolve(undefined));
       req.on('error', resolve);
       req.end();
     });
     expect(result).toBeInstanceOf(UnsafeTargetError);
   });
 
-  it('refuses a name that resolves to loopback before connecting', async () => {
-    const result = await get(`http://loop.test:${port}/`, safeAgents(guard(false)).httpAgent);
+  it('refuses a name pinned to loopback before connecting', async () => {
+    const result = await get(`http://loop.test:${port}/`, agent('loop.test', false));
     expect(result.error).toBeInstanceOf(UnsafeTargetError);
     expect(hits).toBe(0);
   });
 
-  // loop.test exists only on the test's DNS server: reaching it shows that connections resolve through the NameResolver.
+  it('connects only for the host it was pinned for, without a lookup of its own', async () => {
+    const result = await get(`http://other.test:${port}/`, agent('loop.test', true));
+    expect(result.error).toMatchObject({ code: 'ENOTFOUND' });
+    expect(hits).toBe(0);
+    const queries = dns.queries.length;
+    // pinned.test is in no DNS table: reaching it shows the agent connects to the addresses it was given.
+    expect(await get(`http://pinned.test:${port}/`, agent('pinned.test', true))).toEqual({ status: 200 });
+    expect(dns.queries.length).toBe(queries);
+  });
+
   it.each(['localhost', '127.0.0.1', 'loop.test'])('reaches http://%s:<port>/ when private targets are allowed', async (host) => {
-    const { httpAgent } = safeAgents(guard(true));
-    const result = await get(`http://${host}:${port}/`, httpAgent);
+    const result = await get(`http://${host}:${port}/`, agent(host, true));
     expect(result.error).toBeUndefined();
     expect(result.status).toBe(200);
     expect(hits).toBe(1);

@@ -144,6 +144,29 @@ describe('fair sending between workspaces', () => {
     expect(silent.maxTotal).toBe(4);
   }, 60_000);
 
+  it('holds an answering endpoint to its share of sends at once, though a slot frees as soon as a delivery arrives', async () => {
+    apps.push(await startTestApp(SHARES));
+    const [t] = apps;
+    const a = await workspace(t, 'business');
+    const receiver = (await Receiver.start()).answerWith(() => ({ status: 200, sleepMs: 40 }));
+    await endpoint(a.api, `${receiver.url}/answers`);
+    for (let i = 0; i < 12; i++) await post(a.api, `Answered post number ${i}`);
+
+    const arrived = await receiver.waitFor(12, 15_000);
+    await until('every answer to be sent', () => arrived.every((r) => r.respondedAt !== null) && arrived);
+    // Requests open at once, as the receiver saw them (from arrival to its answer).
+    const edges = arrived.flatMap((r) => [
+      [r.at, 1],
+      [r.respondedAt!, -1],
+    ]);
+    edges.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    let open = 0;
+    let most = 0;
+    for (const [, step] of edges) most = Math.max(most, (open += step));
+    expect(most).toBe(2);
+    expect(new Set(arrived.map((r) => r.headers['chorus-delivery'])).size).toBe(12);
+  }, 60_000);
+
   it('gives an endpoint whose circuit is open one send at a time; its deliveries wait, none is dropped', async () => {
     apps.push(await startTestApp({ ...SHARES, OUTBOX_WORKSPACE_CONCURRENCY: '8', OUTBOX_ENDPOINT_CONCURRENCY: '4' }));
     const [t] = apps;

@@ -8,6 +8,7 @@ import { IdempotencyKeys1763780000000 } from '../../migrations/1763780000000-Ide
 import { CallerChanges1763790000000 } from '../../migrations/1763790000000-CallerChanges';
 import { WorkspaceSearch1763790000001 } from '../../migrations/1763790000001-WorkspaceSearch';
 import { WorkspaceSearchKeys1763790000002 } from '../../migrations/1763790000002-WorkspaceSearchKeys';
+import { DeliveryQueueOrder1763796100000 } from '../../migrations/1763796100000-DeliveryQueueOrder';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   CallerChanges1763790000000,
   WorkspaceSearch1763790000001,
   WorkspaceSearchKeys1763790000002,
+  DeliveryQueueOrder1763796100000,
 ];
 
 /**

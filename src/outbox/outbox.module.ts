@@ -1,4 +1,3 @@
-import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { DiscordChannel, SlackChannel } from '../notifications/chat.channels';
@@ -22,7 +21,7 @@ const CHANNELS = [WebhookChannel, SlackChannel, DiscordChannel, EmailChannel];
  * them too); email is the outbox's own.
  */
 @Module({
-  imports: [WebhooksModule, HttpModule, ScheduleModule.forRoot()],
+  imports: [WebhooksModule, ScheduleModule.forRoot()],
   providers: [
     OutboxProcessor,
     FanOut,

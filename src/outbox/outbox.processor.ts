@@ -8,7 +8,7 @@ import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
 import { Mailer } from '../notifications/mailer';
 import { OUTBOX_CHANNEL } from '../webhooks/events.service';
-import { Channel, ChannelKind, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
+import { Channel, ChannelKind, isChat, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
 import { FAN_OUT_BATCH, FanOut } from './fan-out';
 import { Recorder } from './recorder';
 import { Scheduler } from './scheduler';
@@ -19,18 +19,22 @@ import { Scheduler } from './scheduler';
  * It owns this process's send slots (OUTBOX_CONCURRENCY) and when to look for work: on NOTIFY
  * from a committing transaction on a real PostgreSQL, when a send ends, when the next retry is
  * due, and on a poll (the only wake-up on the embedded database, where NOTIFY does not cross
- * connections). Any number of processors may run side by side.
+ * connections). Fan-out and claims run apart, each one pass at a time, so that claims go on
+ * while a backlog of events is fanned out. Any number of processors may run side by side.
  */
 @Injectable()
 export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Outbox');
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries that arrived (own servers, voter email) and whose outcome is being written: their send slot is free again. */
+  private readonly recording = new Set<string>();
   private readonly channels: Map<ChannelKind, Channel>;
-  /** The pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
+  /** The claiming pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
   private again = false;
-  /** Set by NOTIFY and the poll: a pass after a send ends only claims, it has no events to look for. */
-  private eventsMayWait = true;
+  /** The fan-out under way, if any (shutdown waits for it too); set again by NOTIFY and the poll meanwhile. */
+  private fanning: Promise<void> | null = null;
+  private fanAgain = false;
   private stopping = false;
   private listener: Client | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -54,11 +58,16 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     return this.config.outboxConcurrency;
   }
 
+  /** Sends in flight: attempts under way, but for those already being recorded. */
+  private get sending(): number {
+    return this.inFlight.size - this.recording.size;
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const pollMs = this.database.embedded ? 200 : 1_000;
     this.registry.addInterval('outbox-poll', setInterval(() => this.wakeForEvents(), pollMs));
     if (!this.database.embedded) await this.listen();
-    this.wake();
+    this.wakeForEvents();
   }
 
   /** Takes no new work from now on (the first step of a shutdown). */
@@ -73,18 +82,46 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     if (this.registry.doesExist('interval', 'outbox-poll')) this.registry.deleteInterval('outbox-poll');
     await this.listener?.end().catch(() => {});
     this.listener = null;
-    await this.running;
+    await Promise.all([this.running, this.fanning]);
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
     await Promise.allSettled([...this.inFlight]);
     this.mailer.close();
   }
 
+  /** Fans out the events committed since, then claims; now, or right after the fan-out running. */
   private wakeForEvents(): void {
-    this.eventsMayWait = true;
-    this.wake();
+    if (this.stopping) return;
+    if (this.fanning) {
+      this.fanAgain = true;
+      return;
+    }
+    this.fanning = this.fanOutAll().finally(() => {
+      this.fanning = null;
+      if (this.fanAgain) this.wakeForEvents();
+    });
   }
 
-  /** Runs a pass now, or right after the one running. */
+  /**
+   * Fans out batch after batch while events wait, waking the claims after each batch. A pass
+   * claims even when this processor fanned nothing out: another one may have (or a retry is
+   * due, or another processor's sends ended).
+   */
+  private async fanOutAll(): Promise<void> {
+    try {
+      do {
+        this.fanAgain = false;
+        const fanned = await this.fanOut.run();
+        if (fanned === FAN_OUT_BATCH) this.fanAgain = true;
+        this.wake();
+      } while (this.fanAgain && !this.stopping);
+    } catch (error) {
+      // The database restarting, say: the next poll tries again; nothing was lost.
+      this.logger.warn(`Outbox fan-out failed: ${(error as Error).message}`);
+      this.wake();
+    }
+  }
+
+  /** Runs a claiming pass now, or right after the one running. */
   wake(): void {
     if (this.stopping) return;
     if (this.running) {
@@ -102,19 +139,12 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     try {
       do {
         this.again = false;
-        let fanned = 0;
-        if (this.eventsMayWait) {
-          this.eventsMayWait = false;
-          fanned = await this.fanOut.run();
-          if (fanned === FAN_OUT_BATCH) this.eventsMayWait = true;
-        }
-        const started = await this.claimAndSend();
-        if (this.eventsMayWait || started > 0) this.again = true;
+        // Every free slot filled: there may be more to claim. Otherwise a cap or the lack of due
+        // work held the claim back, and only a wake (a send ending, new deliveries, the poll) changes that.
+        if (await this.claimAndSend()) this.again = true;
       } while (this.again && !this.stopping);
       await this.wakeAtNextRetry();
     } catch (error) {
-      // The database restarting, say: the next poll tries again; nothing was lost.
-      this.eventsMayWait = true;
       this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
     }
   }
@@ -122,7 +152,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   /** Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the poll. */
   private async wakeAtNextRetry(): Promise<void> {
     // Every slot busy: the next send to end wakes the processor; no timer, no spinning.
-    if (this.inFlight.size >= this.slots) return;
+    if (this.sending >= this.slots) return;
     const [next]: { due_in_ms: number | null }[] = await this.db.query(
       `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
          FROM webhook_deliveries WHERE status = 'pending' AND locked_by IS NULL`,
@@ -169,13 +199,13 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  /** Claims what the scheduler allows into this process's free slots and starts sending it. */
-  private async claimAndSend(): Promise<number> {
-    const free = this.slots - this.inFlight.size;
-    if (free <= 0 || this.stopping) return 0;
-    const claimed = await this.scheduler.claim(free);
-    for (const sendable of claimed) this.start(sendable);
-    return claimed.length;
+  /** Claims what the scheduler allows into this process's free slots and starts sending it; true when it filled them all. */
+  private async claimAndSend(): Promise<boolean> {
+    const free = this.slots - this.sending;
+    if (free <= 0 || this.stopping) return false;
+    const { send, leased } = await this.scheduler.claim(free, [...this.recording]);
+    for (const sendable of send) this.start(sendable);
+    return leased === free;
   }
 
   private start(sendable: Sendable): void {
@@ -194,7 +224,18 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private async attempt(sendable: Sendable): Promise<void> {
     const at = new Date();
     const outcome = await this.channels.get(sendable.kind)!.send(sendable.delivery, sendable.endpoint);
-    await this.recorder.record(sendable, at, outcome);
+    // An arrival changes no endpoint's failures nor a chat channel's pace: its slot may be taken
+    // again while it is written. A failure keeps its slot until written (it may open the circuit).
+    const arrived = outcome.ok && !isChat(sendable.kind);
+    if (arrived) {
+      this.recording.add(sendable.delivery.id);
+      this.wake();
+    }
+    try {
+      await this.recorder.record(sendable, at, outcome);
+    } finally {
+      this.recording.delete(sendable.delivery.id);
+    }
     this.report(sendable, outcome);
   }
 

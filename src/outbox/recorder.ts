@@ -129,55 +129,50 @@ export class Recorder {
   private readonly successes = new Batch<{ sendable: Sendable; at: Date; outcome: Outcome }>((items) => this.recordSuccesses(items));
 
   /**
-   * Successful attempts to own servers and voter emails, in one transaction: their attempt rows,
+   * Successful attempts to own servers and voter emails, in one statement: their attempt rows,
    * `delivered`, and their endpoints' failures in a row back to 0, as `recordOne` would write
-   * each of them.
+   * each of them. The deliveries are locked first (in id order), so that deleting an endpoint
+   * (and its deliveries) waits until the attempts are written; one deleted before is skipped.
    */
   private async recordSuccesses(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
-    const keys = [items.map((i) => i.sendable.delivery.workspace_id), items.map((i) => i.sendable.delivery.id)];
-    await this.db.transaction(async (manager) => {
-      const rows: { id: string; locked_by: string | null }[] = await manager.query(
-        `SELECT id, locked_by FROM webhook_deliveries
-          WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) ORDER BY id FOR UPDATE`,
-        keys,
-      );
-      const owner = new Map(rows.map((row) => [row.id, row.locked_by]));
-      const present = items.filter((i) => owner.has(i.sendable.delivery.id));
-      if (present.length === 0) return;
-      await manager.query(
-        `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::integer[], $5::integer[], $6::text[], $7::text[])`,
-        [
-          present.map((i) => i.sendable.delivery.workspace_id),
-          present.map((i) => i.sendable.delivery.id),
-          present.map((i) => i.at.toISOString()),
-          present.map((i) => i.outcome.durationMs),
-          present.map((i) => i.outcome.statusCode),
-          present.map((i) => i.outcome.error),
-          present.map((i) => i.outcome.responseBody),
-        ],
-      );
-      const owned = present.filter((i) => owner.get(i.sendable.delivery.id) === this.lease.owner);
-      if (owned.length === 0) return;
-      await manager.query(
-        `UPDATE webhook_deliveries d SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = u.attempts,
+    await this.db.query(
+      `WITH done AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::integer[], $5::integer[], $6::text[], $7::text[],
+                              $8::integer[], $9::uuid[])
+                    AS u(workspace_id, id, at, duration_ms, status_code, error, response_body, attempts, endpoint_id)
+       ),
+       locked AS (
+         SELECT d.workspace_id, d.id, d.locked_by FROM webhook_deliveries d
+          WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM done) ORDER BY d.id FOR UPDATE
+       ),
+       attempts AS (
+         INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
+         SELECT u.workspace_id, u.id, u.at, u.duration_ms, u.status_code, u.error, u.response_body
+           FROM done u JOIN locked l ON l.workspace_id = u.workspace_id AND l.id = u.id
+       ),
+       delivered AS (
+         UPDATE webhook_deliveries d SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = u.attempts,
                 next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
-           FROM unnest($1::uuid[], $2::uuid[], $3::integer[]) AS u(workspace_id, id, attempts)
-          WHERE d.workspace_id = u.workspace_id AND d.id = u.id`,
-        [
-          owned.map((i) => i.sendable.delivery.workspace_id),
-          owned.map((i) => i.sendable.delivery.id),
-          owned.map((i) => i.sendable.delivery.attempt_count + 1),
-        ],
-      );
-      const endpoints = owned.filter((i) => i.sendable.endpoint);
-      if (endpoints.length === 0) return;
-      await manager.query(
-        `UPDATE webhook_endpoints SET consecutive_failures = 0
-          WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) AND consecutive_failures <> 0`,
-        [endpoints.map((i) => i.sendable.delivery.workspace_id), endpoints.map((i) => i.sendable.endpoint!.id)],
-      );
-    });
+           FROM done u JOIN locked l ON l.workspace_id = u.workspace_id AND l.id = u.id
+          WHERE d.workspace_id = u.workspace_id AND d.id = u.id AND l.locked_by = $10
+          RETURNING u.workspace_id, u.endpoint_id
+       )
+       UPDATE webhook_endpoints e SET consecutive_failures = 0
+         FROM (SELECT DISTINCT workspace_id, endpoint_id FROM delivered WHERE endpoint_id IS NOT NULL) x
+        WHERE e.workspace_id = x.workspace_id AND e.id = x.endpoint_id AND e.consecutive_failures <> 0`,
+      [
+        items.map((i) => i.sendable.delivery.workspace_id),
+        items.map((i) => i.sendable.delivery.id),
+        items.map((i) => i.at.toISOString()),
+        items.map((i) => i.outcome.durationMs),
+        items.map((i) => i.outcome.statusCode),
+        items.map((i) => i.outcome.error),
+        items.map((i) => i.outcome.responseBody),
+        items.map((i) => i.sendable.delivery.attempt_count + 1),
+        items.map((i) => i.sendable.endpoint?.id ?? null),
+        this.lease.owner,
+      ],
+    );
   }
 
   /** Ends a claimed delivery without an attempt. */

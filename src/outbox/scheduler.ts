@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { updateReturning } from '../database/queries';
-import { EndpointsService } from '../webhooks/endpoints.service';
-import { ChannelKind, ClaimedDelivery, isChat, Sendable } from './channel';
+import { runStatements, sqlInt, sqlText, sqlUuids } from '../database/queries';
+import { EndpointsService, SealedTarget } from '../webhooks/endpoints.service';
+import { ClaimedDelivery, EndpointTarget, Sendable } from './channel';
 import { Lease } from './lease';
 import { Quota } from './quota';
 import { CHAT_PACE_MS, Recorder } from './recorder';
@@ -25,11 +25,20 @@ const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;
  * - a queue gets what its cap leaves: OUTBOX_ENDPOINT_CONCURRENCY for a healthy endpoint, one at
  *   a time once BREAKER_THRESHOLD failures in a row opened its circuit (its deliveries wait,
  *   none is dropped), one per second for a Slack or Discord channel, EMAIL_CONCURRENCY for mail;
+ * - in flight are the deliveries under lease, but for those the claiming processor says arrived
+ *   (own servers and email) and is still recording: their send is over;
  * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
  * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
  *   and among equals to the workspace with the fewest in flight.
  */
-const CLAIMABLE = `
+const claimable = (p: {
+  slots: number;
+  endpointCap: number;
+  breaker: number;
+  emailCap: number;
+  workspaceCap: number;
+  delivered: string[];
+}) => `
   WITH RECURSIVE queues AS (
     (SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
       WHERE d.status = 'pending' ORDER BY d.workspace_id, ${QUEUE} LIMIT 1)
@@ -42,15 +51,16 @@ const CLAIMABLE = `
   flight AS (
     SELECT d.workspace_id, ${QUEUE} AS queue, count(*)::integer AS n FROM webhook_deliveries d
      WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()
+       AND d.id <> ALL (${sqlUuids(p.delivered)})
      GROUP BY 1, 2
   ),
   workspace_flight AS (SELECT workspace_id, sum(n)::integer AS n FROM flight GROUP BY 1),
   room AS (
     SELECT q.workspace_id, q.queue, e.kind,
-           CASE WHEN e.id IS NULL THEN $4
+           CASE WHEN e.id IS NULL THEN ${sqlInt(p.emailCap)}
                 WHEN e.kind <> 'webhook' THEN CASE WHEN e.next_send_at <= now() THEN 1 ELSE 0 END
-                WHEN e.consecutive_failures >= $3 THEN 1
-                ELSE $2 END - coalesce(f.n, 0) AS free
+                WHEN e.consecutive_failures >= ${sqlInt(p.breaker)} THEN 1
+                ELSE ${sqlInt(p.endpointCap)} END - coalesce(f.n, 0) AS free
       FROM queues q
       LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.queue
       LEFT JOIN flight f ON f.workspace_id = q.workspace_id AND f.queue = q.queue
@@ -70,9 +80,9 @@ const CLAIMABLE = `
   )
   SELECT c.workspace_id, c.id, c.endpoint_id, c.kind
     FROM candidates c LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
-   WHERE c.workspace_rank <= $5 - coalesce(w.n, 0)
+   WHERE c.workspace_rank <= ${sqlInt(p.workspaceCap)} - coalesce(w.n, 0)
    ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
-   LIMIT $1`;
+   LIMIT ${sqlInt(p.slots)}`;
 
 /** The one lock every claim takes (any 64-bit number of our own). */
 const CLAIM_LOCK = 7_302_318_455_120_911;
@@ -94,16 +104,27 @@ export class Scheduler {
     private readonly recorder: Recorder,
   ) {}
 
-  /** Claims up to `slots` deliveries and answers those to send now, with where they go. */
-  async claim(slots: number): Promise<Sendable[]> {
-    const claimed = await this.lock(slots);
-    if (claimed.length === 0) return [];
-    const targets = await this.endpoints.targets(
-      claimed.filter((d) => d.endpoint_id !== null).map((d) => ({ workspace_id: d.workspace_id, endpoint_id: d.endpoint_id! })),
-    );
+  /**
+   * Claims up to `slots` deliveries and answers those to send now, with where they go, and how
+   * many were leased (those settled here without a send included). `delivered`: deliveries of
+   * this processor that arrived (to an own server, or a voter email) and whose outcome is being
+   * written; they still hold their lease, but no longer a send: they do not count as in flight.
+   */
+  async claim(slots: number, delivered: string[] = []): Promise<{ send: Sendable[]; leased: number }> {
+    const claimed = await this.lock(slots, delivered);
+    if (claimed.length === 0) return { send: [], leased: 0 };
+    const now = new Date();
+    const targets = new Map<string, EndpointTarget>();
+    for (const row of claimed) {
+      if (row.target_id !== null && !targets.has(row.target_id)) {
+        const { target_id, kind, url_sealed, enabled, secret_sealed, rotated_secrets } = row;
+        targets.set(target_id, this.endpoints.openTarget({ id: target_id, kind, url_sealed, enabled, secret_sealed, rotated_secrets }, now));
+      }
+    }
     const unsubscribed = await this.unsubscribed(claimed.filter((d) => d.recipient !== null));
     const wanted: Sendable[] = [];
-    for (const delivery of claimed) {
+    for (const row of claimed) {
+      const delivery = claimedDelivery(row);
       if (delivery.recipient !== null) {
         if (unsubscribed.has(`${delivery.workspace_id} ${delivery.recipient.toLowerCase()}`)) {
           await this.recorder.finish(delivery, 'cancelled', 'unsubscribed');
@@ -125,40 +146,42 @@ export class Scheduler {
         });
       } else wanted.push({ delivery, kind: endpoint.kind, endpoint });
     }
-    return this.withinQuota(wanted);
+    return { send: await this.withinQuota(wanted), leased: claimed.length };
   }
 
-  /** Picks and leases; chat channels' next turn moves on in the same transaction. */
-  private lock(slots: number): Promise<ClaimedDelivery[]> {
-    return this.db.transaction(async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock($1)`, [CLAIM_LOCK]);
-      const chosen: { workspace_id: string; id: string; endpoint_id: string | null; kind: ChannelKind | null }[] =
-        await manager.query(CLAIMABLE, [
-          slots,
-          this.config.outboxEndpointConcurrency,
-          BREAKER_THRESHOLD,
-          EMAIL_CONCURRENCY,
-          this.config.outboxWorkspaceConcurrency,
-        ]);
-      if (chosen.length === 0) return [];
-      const channels = chosen.filter((d) => isChat(d.kind)).map((d) => d.endpoint_id!);
-      if (channels.length > 0) {
-        await manager.query(
-          `UPDATE webhook_endpoints SET next_send_at = now() + $2 * interval '1 millisecond' WHERE id = ANY($1)`,
-          [channels, CHAT_PACE_MS],
-        );
-      }
-      return updateReturning<ClaimedDelivery>(
-        manager,
-        `UPDATE webhook_deliveries d SET locked_by = $1, locked_until = now() + $2 * interval '1 millisecond'
-           FROM workspaces w
-          WHERE (d.workspace_id, d.id) IN (SELECT * FROM unnest($3::uuid[], $4::uuid[])) AND d.status = 'pending'
-            AND w.id = d.workspace_id
-          RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
-                    d.attempt_count, w.plan`,
-        [this.lease.owner, this.lease.ms, chosen.map((d) => d.workspace_id), chosen.map((d) => d.id)],
-      );
+  /**
+   * Picks and leases, in one round trip: the claim lock, then in one statement the choice, the
+   * chat channels' next turn and the leases, answering each leased delivery with its endpoint as
+   * stored. The choice's statement begins once the lock is held, so it counts what every earlier
+   * claim leased; all of it commits together.
+   */
+  private lock(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
+    const chosen = claimable({
+      slots,
+      delivered,
+      endpointCap: this.config.outboxEndpointConcurrency,
+      breaker: BREAKER_THRESHOLD,
+      emailCap: EMAIL_CONCURRENCY,
+      workspaceCap: this.config.outboxWorkspaceConcurrency,
     });
+    return runStatements<ClaimedRow>(
+      this.db,
+      `SELECT pg_advisory_xact_lock(${sqlInt(CLAIM_LOCK)});
+       WITH chosen AS (${chosen}),
+       paced AS (
+         UPDATE webhook_endpoints e SET next_send_at = now() + ${sqlInt(CHAT_PACE_MS)} * interval '1 millisecond'
+           FROM chosen c WHERE c.kind IN ('slack', 'discord') AND e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
+       )
+       UPDATE webhook_deliveries d SET locked_by = ${sqlText(this.lease.owner)},
+              locked_until = now() + ${sqlInt(this.lease.ms)} * interval '1 millisecond'
+         FROM chosen c
+         JOIN workspaces w ON w.id = c.workspace_id
+         LEFT JOIN webhook_endpoints e ON e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
+        WHERE d.workspace_id = c.workspace_id AND d.id = c.id AND d.status = 'pending'
+        RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
+                  d.attempt_count, w.plan,
+                  e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`,
+    );
   }
 
   /** Recipients of these emails who asked for no more, as `<workspace id> <lower-case address>`. */
@@ -203,6 +226,21 @@ export class Scheduler {
     return go;
   }
 }
+
+/** A leased delivery with its endpoint's row (all null for a voter email, or an endpoint deleted since). */
+type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<SealedTarget, 'id'>;
+
+const claimedDelivery = (row: ClaimedRow): ClaimedDelivery => ({
+  workspace_id: row.workspace_id,
+  id: row.id,
+  endpoint_id: row.endpoint_id,
+  recipient: row.recipient,
+  event_type: row.event_type,
+  event_created_at: row.event_created_at,
+  body: row.body,
+  attempt_count: row.attempt_count,
+  plan: row.plan,
+});
 
 const nextHour = () => {
   const at = new Date();

@@ -14,7 +14,8 @@ const logger = new Logger('AddressGuard');
 /**
  * Own-server deliveries may reach only public unicast addresses (decisions.md, "Deliveries to
  * an own server"): checked when the endpoint is saved (`checkTargetUrl`) and again on every
- * connection (`safeAgents`), after DNS resolution through the NameResolver.
+ * attempt (`resolveTarget`, after DNS resolution through the NameResolver) and at every new
+ * connection (`pinnedAgent`).
  * `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lifts both checks for development and tests; the URL's
  * scheme and chat host are checked again at every attempt (`attemptRefusal`), so endpoints saved
  * with the switch on stop when it is turned off.
@@ -26,7 +27,7 @@ const logger = new Logger('AddressGuard');
  *   it rejects zone ids (`[fe80::1%25eth0]`) and host names whose last label is numeric.
  * - `net.connect` does NOT call `lookup` when the host is already an IP literal: it connects
  *   straight away. The agents below therefore check literal hosts themselves before connecting,
- *   and hand every other host to `safeLookup`.
+ *   and hand every other host to a lookup that answers only the addresses checked.
  */
 
 /** Global unicast space (2000::/3): every routable IPv6 address lies in it. */
@@ -189,7 +190,7 @@ export async function checkTargetUrl(kind: EndpointKind, raw: string, options: T
  * The rules of saving, applied again at each attempt to an endpoint saved earlier, perhaps
  * under `WEBHOOK_ALLOW_PRIVATE_TARGETS`: the attempt's error class (`unsafe_target`) when today's
  * configuration refuses the URL's scheme or chat host, or null. The address itself is checked
- * when connecting (`safeAgents`).
+ * before connecting (`resolveTarget`) and at each new connection (`pinnedAgent`).
  */
 export function attemptRefusal(kind: EndpointKind, url: string, allowPrivate: boolean): 'unsafe_target' | null {
   return urlProblem(kind, url, allowPrivate) === null ? null : 'unsafe_target';
@@ -202,33 +203,6 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/**
- * A `lookup` for sockets and agents: resolves through the NameResolver (never `dns.lookup`)
- * and refuses the connection (UnsafeTargetError) when any resolved address is not public
- * unicast, unless `allowPrivate`. Answers in the shape asked for (`options.all` → array,
- * otherwise one address and family).
- */
-export function safeLookup(guard: TargetGuard): net.LookupFunction {
-  const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
-    const wantAll = options?.all === true;
-    const family = options?.family === 4 || options?.family === 6 ? options.family : 0;
-    guard.resolver.resolve(hostname, guard.workspaceId, family).then(
-      (addresses) => {
-        if (!guard.allowPrivate) {
-          for (const { address } of addresses) {
-            const problem = addressProblem(address);
-            if (problem) return callback(new UnsafeTargetError(hostname, address, problem), wantAll ? [] : '', undefined);
-          }
-        }
-        if (wantAll) return callback(null, addresses);
-        return callback(null, addresses[0].address, addresses[0].family);
-      },
-      (error: NodeJS.ErrnoException) => callback(error, wantAll ? [] : '', undefined),
-    );
-  };
-  return lookup as unknown as net.LookupFunction;
-}
-
 type CreateConnection = (
   options: http.ClientRequestArgs,
   callback?: (err: Error | null, socket: net.Socket) => void,
@@ -237,10 +211,9 @@ type CreateConnection = (
 /**
  * Wraps an agent's `createConnection`: IP-literal hosts (which Node connects to without any
  * lookup) are checked here, Unix sockets are refused, and every other host goes through
- * `safeLookup`.
+ * `lookup`.
  */
-function guardAgent<A extends http.Agent>(agent: A, guard: TargetGuard): A {
-  const lookup = safeLookup(guard);
+function guardAgent<A extends http.Agent>(agent: A, guard: Pick<TargetGuard, 'allowPrivate'>, lookup: net.LookupFunction): A {
   const original = (agent as unknown as { createConnection: CreateConnection }).createConnection;
   const guarded: CreateConnection = function (this: A, options, callback) {
     const refuse = (error: Error) => {
@@ -265,14 +238,70 @@ function guardAgent<A extends http.Agent>(agent: A, guard: TargetGuard): A {
 }
 
 /**
- * Agents for one delivery attempt (axios `httpAgent` / `httpsAgent`): no keep-alive, every
- * connection checked after DNS resolution. Use with axios `proxy: false` so the check applies to
- * the target rather than to a proxy.
+ * Every address of a target's host as this attempt resolves it (through the NameResolver, as the
+ * guard's workspace; an IP literal as it is), each checked: rejects with an UnsafeTargetError
+ * when any is not public unicast (unless `allowPrivate`), or with the resolver's LookupError.
  */
-export function safeAgents(guard: TargetGuard): { httpAgent: http.Agent; httpsAgent: https.Agent } {
-  const lookup = safeLookup(guard);
-  return {
-    httpAgent: guardAgent(new http.Agent({ keepAlive: false, lookup }), guard),
-    httpsAgent: guardAgent(new https.Agent({ keepAlive: false, lookup }), guard),
+export async function resolveTarget(host: string, guard: TargetGuard): Promise<ResolvedAddress[]> {
+  const name = unbracket(host);
+  const addresses = await guard.resolver.resolve(name, guard.workspaceId);
+  if (!guard.allowPrivate) {
+    for (const { address } of addresses) {
+      const problem = addressProblem(address);
+      if (problem) throw new UnsafeTargetError(name, address, problem);
+    }
+  }
+  return addresses;
+}
+
+/**
+ * A `lookup` that answers only `addresses` (those an attempt resolved and checked) for `host`,
+ * checking them again: a pinned agent's connections go to those addresses and nowhere else.
+ */
+function pinnedLookup(host: string, addresses: ResolvedAddress[], allowPrivate: boolean): net.LookupFunction {
+  const lookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => {
+    const wantAll = options?.all === true;
+    const family = options?.family === 4 || options?.family === 6 ? options.family : 0;
+    const answer = addresses.filter((a) => family === 0 || a.family === family);
+    const refuse = (error: NodeJS.ErrnoException) => process.nextTick(() => callback(error, wantAll ? [] : '', undefined));
+    if (unbracket(hostname) !== host || answer.length === 0) {
+      return refuse(Object.assign(new Error(`${hostname} is not the host this connection was pinned to`), { code: 'ENOTFOUND' }));
+    }
+    if (!allowPrivate) {
+      for (const { address } of answer) {
+        const problem = addressProblem(address);
+        if (problem) return refuse(new UnsafeTargetError(hostname, address, problem));
+      }
+    }
+    process.nextTick(() => (wantAll ? callback(null, answer) : callback(null, answer[0].address, answer[0].family)));
   };
+  return lookup as unknown as net.LookupFunction;
+}
+
+/**
+ * A keep-alive agent bound to one host and the addresses that an attempt resolved and checked
+ * (`resolveTarget`): it connects only to those addresses, and checks them, an IP literal host and
+ * a Unix socket again at every new connection. Kept per scheme, host, port and addresses (see
+ * WebhookSender), a socket it keeps open is reused only by attempts that resolved the very same
+ * addresses and passed the same check: keep-alive saves the connection, never the check.
+ */
+export function pinnedAgent(
+  protocol: 'http:' | 'https:',
+  host: string,
+  addresses: ResolvedAddress[],
+  allowPrivate: boolean,
+  options: { idleMs: number; maxFreeSockets: number },
+): http.Agent {
+  const name = unbracket(host);
+  const lookup = pinnedLookup(name, addresses, allowPrivate);
+  const agentOptions: http.AgentOptions = {
+    keepAlive: true,
+    // The most recently used socket first: sockets left over from a burst go idle and close.
+    scheduling: 'lifo',
+    timeout: options.idleMs,
+    maxFreeSockets: options.maxFreeSockets,
+    lookup,
+  } as http.AgentOptions;
+  const agent = protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  return guardAgent(agent, { allowPrivate }, lookup);
 }

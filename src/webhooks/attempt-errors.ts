@@ -1,4 +1,4 @@
-// Apart from webhook-sender: the API's mappers and the CLI read it without loading axios.
+// Apart from webhook-sender: the API's mappers and the CLI read it without loading the sender.
 /**
  * Every class of failure an attempt records when there was no usable answer; typed, so that
  * a new class cannot be recorded without being documented (the API's attempt `error`).

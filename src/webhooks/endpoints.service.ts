@@ -46,6 +46,18 @@ export interface EndpointChange {
   enabled?: boolean;
 }
 
+/** What the outbox reads of an endpoint (`e`) to send to it; `openTarget` unseals it. */
+export const TARGET_COLUMNS = 'e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets';
+
+export interface SealedTarget {
+  id: string;
+  kind: EndpointKind;
+  url_sealed: string;
+  enabled: boolean;
+  secret_sealed: string | null;
+  rotated_secrets: RotatedSecret[];
+}
+
 const newSecret = () => SECRET_PREFIX + randomBase62(40);
 
 /** Where each sealed value lives: a value copied to another row or column does not open. */
@@ -220,33 +232,27 @@ export class EndpointsService {
    */
   async targets(refs: { workspace_id: string; endpoint_id: string }[]): Promise<Map<string, EndpointTarget>> {
     if (refs.length === 0) return new Map();
-    const rows: {
-      id: string;
-      kind: EndpointKind;
-      url_sealed: string;
-      enabled: boolean;
-      secret_sealed: string | null;
-      rotated_secrets: RotatedSecret[];
-    }[] = await this.db.query(
-      `SELECT e.id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets
+    const rows: SealedTarget[] = await this.db.query(
+      `SELECT ${TARGET_COLUMNS}
          FROM webhook_endpoints e
         WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
       [refs.map((r) => r.workspace_id), refs.map((r) => r.endpoint_id)],
     );
     const now = new Date();
-    return new Map(
-      rows.map((row) => {
-        const target: EndpointTarget = { id: row.id, kind: row.kind, url: '', secrets: [], enabled: row.enabled, unreadable: false };
-        try {
-          target.secrets = this.signingSecrets({ id: row.id, secretSealed: row.secret_sealed, rotatedSecrets: row.rotated_secrets }, now);
-          target.url = this.box.open(row.url_sealed, urlContext(row.id));
-        } catch {
-          this.logger.error(`Endpoint ${row.id}: its URL or signing secret does not open with this ENCRYPTION_KEY.`);
-          target.unreadable = true;
-        }
-        return [row.id, target];
-      }),
-    );
+    return new Map(rows.map((row) => [row.id, this.openTarget(row, now)]));
+  }
+
+  /** An endpoint row as read with TARGET_COLUMNS, unsealed as `targets` does. */
+  openTarget(row: SealedTarget, now: Date = new Date()): EndpointTarget {
+    const target: EndpointTarget = { id: row.id, kind: row.kind, url: '', secrets: [], enabled: row.enabled, unreadable: false };
+    try {
+      target.secrets = this.signingSecrets({ id: row.id, secretSealed: row.secret_sealed, rotatedSecrets: row.rotated_secrets }, now);
+      target.url = this.box.open(row.url_sealed, urlContext(row.id));
+    } catch {
+      this.logger.error(`Endpoint ${row.id}: its URL or signing secret does not open with this ENCRYPTION_KEY.`);
+      target.unreadable = true;
+    }
+    return target;
   }
 
   private sealUrl(id: string, kind: EndpointKind, url: string): Pick<WebhookEndpointEntity, 'urlSealed' | 'urlShown'> {

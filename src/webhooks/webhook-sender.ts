@@ -1,17 +1,21 @@
-import type { Readable } from 'node:stream';
-import { HttpService } from '@nestjs/axios';
-import { Inject, Injectable } from '@nestjs/common';
-import { AxiosError } from 'axios';
-import { firstValueFrom } from 'rxjs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { Transform, type Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { VERSION } from '../common/version';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { attemptRefusal, safeAgents } from './address-guard';
-import { NameResolver } from './name-resolver';
+import { attemptRefusal, pinnedAgent, resolveTarget } from './address-guard';
+import { NameResolver, ResolvedAddress } from './name-resolver';
 import type { EndpointKind } from './webhook-endpoint.entity';
 import type { AttemptError } from './attempt-errors';
 
 export const RESPONSE_BODY_LIMIT = 2048;
 export const USER_AGENT = `Chorus-Webhooks/${VERSION}`;
+/** An idle kept-alive connection closes after this (before the 5 s a Node server keeps one). */
+export const KEEP_ALIVE_IDLE_MS = 4_000;
+/** Idle connections kept per target (host, port and addresses). */
+const FREE_SOCKETS_PER_TARGET = 32;
 
 export interface SendResult {
   /** The HTTP status, or null when there was no answer. */
@@ -45,7 +49,7 @@ function retryAfter(header: unknown, body: string): number | null {
 }
 
 function errorClass(error: unknown): AttemptError {
-  const code = (error as AxiosError).code ?? (error as NodeJS.ErrnoException).code ?? '';
+  const code = (error as NodeJS.ErrnoException).code ?? '';
   if (code === 'ERR_UNSAFE_TARGET') return 'unsafe_target';
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED' || code === 'ABORT_ERR') return 'timeout';
   if (code === 'ECONNREFUSED') return 'connection_refused';
@@ -70,16 +74,60 @@ async function readStart(stream: Readable, limit: number): Promise<string> {
   return Buffer.concat(kept).toString('utf8').replaceAll('\u0000', '');
 }
 
+/** The body of an answer as sent, or decompressed when it says it is compressed. */
+function answerBody(response: http.IncomingMessage): Readable {
+  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (response.statusCode === 204) return response;
+  // A truncated compressed answer still gives what arrived.
+  const lenient = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  const streams: Transform[] = [];
+  if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'compress' || encoding === 'x-compress') {
+    streams.push(zlib.createUnzip(lenient));
+  } else if (encoding === 'deflate') {
+    streams.push(zlibHeader(), zlib.createUnzip(lenient));
+  } else if (encoding === 'br') {
+    streams.push(zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH }));
+  }
+  let body: Readable = response;
+  for (const stream of streams) {
+    body.on('error', (error) => stream.destroy(error));
+    body = body.pipe(stream);
+  }
+  return body;
+}
+
+/** `deflate` as some servers send it, raw (without the zlib header): given the header zlib reads first. */
+function zlibHeader(): Transform {
+  let first = true;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (first && chunk.length > 0) {
+        first = false;
+        if ((chunk[0] & 0x0f) !== 0x08) this.push(Buffer.from([0x78, 0x9c]));
+      }
+      done(null, chunk);
+    },
+  });
+}
+
 /**
  * POSTs a delivery: never follows redirects, sends only to URLs that today's rules allow (the
  * scheme and the Slack/Discord hosts, checked at every attempt), connects only to addresses the
- * address guard allows (resolved by the shared NameResolver as the target's workspace, checked
- * after DNS), and gives up after WEBHOOK_TIMEOUT_MS for the whole exchange, body included.
+ * address guard allows (resolved by the shared NameResolver as the target's workspace and
+ * checked at every attempt, before any connection), and gives up after WEBHOOK_TIMEOUT_MS for
+ * the whole exchange, lookup and body included. No proxy from the environment is used.
+ *
+ * Connections are kept alive between attempts (a TCP and TLS handshake saved per attempt), in
+ * an agent per target host, port and resolved addresses (`pinnedAgent`): an attempt reuses a
+ * connection only to addresses that its own lookup gave and its own check passed.
  */
 @Injectable()
-export class WebhookSender {
+export class WebhookSender implements OnApplicationShutdown {
+  private readonly agents = new Map<string, http.Agent>();
+  /** Agents are swept (those with no connection left) when there are more than this. */
+  private sweepAbove = 64;
+
   constructor(
-    private readonly http: HttpService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly resolver: NameResolver,
   ) {}
@@ -93,26 +141,20 @@ export class WebhookSender {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.config.webhookTimeoutMs);
     try {
-      const response = await firstValueFrom(
-        this.http.post<Readable>(target.url, body, {
-          headers,
-          ...safeAgents({ allowPrivate, resolver: this.resolver, workspaceId: target.workspaceId }),
-          proxy: false,
-          maxRedirects: 0,
-          responseType: 'stream',
-          decompress: true,
-          validateStatus: () => true,
-          transformRequest: [(data: string) => data],
-          signal: abort.signal,
-        }),
+      const url = new URL(target.url);
+      const addresses = await untilAborted(
+        resolveTarget(url.hostname, { allowPrivate, resolver: this.resolver, workspaceId: target.workspaceId }),
+        abort.signal,
       );
-      const responseBody = await readStart(response.data, RESPONSE_BODY_LIMIT);
+      const agent = this.agent(url, addresses, allowPrivate);
+      const response = await exchange(url, agent, headers, body, abort.signal);
+      const responseBody = await readStart(answerBody(response), RESPONSE_BODY_LIMIT);
       return {
-        statusCode: response.status,
+        statusCode: response.statusCode!,
         error: null,
         durationMs: elapsed(),
         responseBody,
-        retryAfterMs: response.status === 429 ? retryAfter(response.headers['retry-after'], responseBody) : null,
+        retryAfterMs: response.statusCode === 429 ? retryAfter(response.headers['retry-after'], responseBody) : null,
       };
     } catch (error) {
       const timedOut = abort.signal.aborted;
@@ -127,4 +169,89 @@ export class WebhookSender {
       clearTimeout(timer);
     }
   }
+
+  /** The kept-alive agent for this URL's scheme, host and port, bound to these checked addresses. */
+  private agent(url: URL, addresses: ResolvedAddress[], allowPrivate: boolean): http.Agent {
+    const protocol = url.protocol as 'http:' | 'https:';
+    const port = url.port || (protocol === 'https:' ? '443' : '80');
+    const pinned = addresses.map((a) => a.address).sort();
+    const key = `${protocol}//${url.hostname}:${port} ${pinned.join(' ')}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      if (this.agents.size >= this.sweepAbove) this.sweep();
+      agent = pinnedAgent(protocol, url.hostname, addresses, allowPrivate, {
+        idleMs: KEEP_ALIVE_IDLE_MS,
+        maxFreeSockets: FREE_SOCKETS_PER_TARGET,
+      });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** Forgets the agents that hold no connection (their idle ones closed); the rest stay. */
+  private sweep(): void {
+    const count = (sockets: NodeJS.ReadOnlyDict<unknown[]>) => Object.values(sockets).reduce((n, list) => n + (list?.length ?? 0), 0);
+    for (const [key, agent] of this.agents) {
+      if (count(agent.sockets) + count(agent.freeSockets) + count(agent.requests) === 0) this.agents.delete(key);
+    }
+    this.sweepAbove = Math.max(64, 2 * this.agents.size);
+  }
+
+  /** Closes the connections kept alive. */
+  onApplicationShutdown(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+}
+
+/** The promise, or a rejection as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * One POST and its answer's head. A kept-alive connection that the receiver closed while it was
+ * idle fails as soon as it is written to, before any answer: that request never reached the
+ * receiver, and goes once more on a new connection.
+ */
+function exchange(
+  url: URL,
+  agent: http.Agent,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+  retried = false,
+): Promise<http.IncomingMessage> {
+  const payload = Buffer.from(body, 'utf8');
+  const request = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      agent,
+      signal,
+      headers: {
+        Accept: 'application/json, text/plain, */*',
+        'Accept-Encoding': 'gzip, compress, deflate, br',
+        ...headers,
+        'Content-Length': String(payload.length),
+      },
+    });
+    let answered = false;
+    req.once('response', (response) => {
+      answered = true;
+      resolve(response);
+    });
+    req.once('error', (error: NodeJS.ErrnoException) => {
+      const stale =
+        req.reusedSocket && !answered && !retried && !signal.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      if (stale) resolve(exchange(url, agent, headers, body, signal, true));
+      else reject(error);
+    });
+    req.end(payload);
+  });
 }

@@ -1,4 +1,3 @@
-import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DeliveriesController } from './deliveries.controller';
@@ -21,7 +20,6 @@ import { Quota } from '../outbox/quota';
 @Module({
   imports: [
     TypeOrmModule.forFeature([OutboxEventEntity, WebhookEndpointEntity, WebhookDeliveryEntity, DeliveryAttemptEntity]),
-    HttpModule,
   ],
   controllers: [EndpointsController, DeliveriesController],
   // Endpoint tests send through the outbox's channels and count against its quota: one instance

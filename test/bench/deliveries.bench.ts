@@ -11,6 +11,9 @@
  * - BENCH_WORKERS: 0 (default) runs the one processor inside the API process (RUN_WORKER=true);
  *   N ≥ 1 runs N worker processes (dist/src/worker.js) and none in the API process.
  * - BENCH_CONCURRENCY: posts created at once (default 16).
+ * - BENCH_RATE=<posts per second>: posts created at that steady rate instead (one every 1/rate s,
+ *   whether or not the ones before have committed), as events arrive in production; BENCH_EVENTS
+ *   then defaults to 20 seconds' worth. The latency figures are the ones to read in this mode.
  * - BENCH_RECEIVER_DELAY_MS: how long the receiver waits before its 200 (default 0).
  * - BENCH_BACKLOG=true: the processors alone. All N events are committed first, with no processor
  *   running; then the worker processes start (BENCH_WORKERS, at least 1) and the bench prints the
@@ -44,7 +47,8 @@ import {
 } from './support';
 
 const DB_NAME = 'chorus_bench_deliveries';
-const N = Number(process.env.BENCH_EVENTS ?? 2_000);
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+const N = Number(process.env.BENCH_EVENTS ?? (RATE > 0 ? RATE * 20 : 2_000));
 const BACKLOG_WORKERS = Number(process.env.BENCH_WORKERS ?? 0);
 const WORKERS = process.env.BENCH_BACKLOG === 'true' ? Math.max(1, BACKLOG_WORKERS) : BACKLOG_WORKERS;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -71,20 +75,32 @@ async function main() {
     if (!BACKLOG) await startWorkers();
     log(
       `database ${DB_NAME}; processors: ${WORKERS === 0 ? '1, in the API process' : `${WORKERS} worker processes`}; ` +
-        `${N} events, ${CONCURRENCY} created at once${BACKLOG ? ' before any processor runs' : ''}; ` +
-        `receiver answers after ${RECEIVER_DELAY_MS} ms`,
+        `${N} events, ${RATE > 0 ? `${RATE} created per second` : `${CONCURRENCY} created at once`}` +
+        `${BACKLOG ? ' before any processor runs' : ''}; receiver answers after ${RECEIVER_DELAY_MS} ms`,
     );
 
     const posts = app.get(PostsService);
+    const create = async (i: number, committed: Map<number, number>) => {
+      const post = await posts.create(actor, { board: 'ideas', title: `Benchmark event ${i}`, body: 'Delivered to a local receiver.' });
+      committed.set(post.id, Date.now());
+    };
     const push = async (count: number, committed: Map<number, number>) => {
+      if (RATE > 0) {
+        // Post i is created at i/RATE seconds, on time whatever the creates before it are doing.
+        const begun = performance.now();
+        const creates: Promise<void>[] = [];
+        for (let i = 0; i < count; i++) {
+          const wait = begun + (i * 1000) / RATE - performance.now();
+          if (wait > 0) await sleep(wait);
+          creates.push(create(i, committed));
+        }
+        await Promise.all(creates);
+        return;
+      }
       let next = 0;
       await Promise.all(
         Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
-          while (next < count) {
-            const i = next++;
-            const post = await posts.create(actor, { board: 'ideas', title: `Benchmark event ${i}`, body: 'Delivered to a local receiver.' });
-            committed.set(post.id, Date.now());
-          }
+          while (next < count) await create(next++, committed);
         }),
       );
     };
