@@ -16,7 +16,12 @@ export async function holdProcessorLock(): Promise<() => Promise<void>> {
   if (onEmbeddedDatabase()) return async () => {};
   const client = new Client({ connectionString: testDatabaseUrl() });
   await client.connect();
-  await client.query(`SELECT pg_advisory_lock(hashtext('chorus-test-outbox-processors'))`);
+  // Polled, not waited for: a session blocked in pg_advisory_lock counts as a transaction in
+  // progress, which CREATE INDEX CONCURRENTLY waits for. Were the holder's app migrating a fresh
+  // database (WorkspaceSearchKeys, DeliveryQueueOrder), the two would wait for each other for good.
+  while (!(await client.query(`SELECT pg_try_advisory_lock(hashtext('chorus-test-outbox-processors')) AS locked`)).rows[0].locked) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
   return async () => {
     await client.query(`SELECT pg_advisory_unlock_all()`).catch(() => {});
     await client.end().catch(() => {});
