@@ -145,16 +145,25 @@ class QueryValidationPipe implements PipeTransform {
     exceptionFactory,
   });
 
+  /** The parameters each query class reads: its decorators are fixed once the class is defined. */
+  private readonly names = new Map<unknown, Set<string>>();
+
   transform(query: Record<string, unknown>, metadata: ArgumentMetadata): Promise<unknown> {
-    const read = new Set(
-      metadata.metatype
-        ? getMetadataStorage().getTargetValidationMetadatas(metadata.metatype, '', true, false).map((m) => m.propertyName)
-        : [],
-    );
+    const read = this.paramNames(metadata.metatype);
     const kept = Object.fromEntries(Object.entries(query ?? {}).filter(([name]) => read.has(name)));
     const problem = valueProblem(kept, 'body');
     if (problem) throw problem;
     return this.validation.transform(kept, metadata);
+  }
+
+  private paramNames(metatype: ArgumentMetadata['metatype']): Set<string> {
+    let names = this.names.get(metatype);
+    if (!names) {
+      const metadatas = metatype ? getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false) : [];
+      names = new Set(metadatas.map((m) => m.propertyName));
+      this.names.set(metatype, names);
+    }
+    return names;
   }
 }
 
