@@ -3,11 +3,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { ChorusExpressAdapter } from './common/express-adapter';
-import { jsonBody, requestId } from './common/http-middleware';
-import { createLogger, NestPinoLogger, requestLog } from './common/logging';
+import { jsonBody } from './common/http-middleware';
+import { createLogger, NestPinoLogger, observeRequests } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
-import { httpMetrics } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 
@@ -22,9 +21,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   // Express would hash every GET body for an ETag that no client of this API sends back.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  app.use(requestId);
-  app.use(requestLog(logger));
-  app.use(httpMetrics(app.get(MetricsService)));
+  app.use(observeRequests(logger, app.get(MetricsService)));
   app.use(jsonBody);
   serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);

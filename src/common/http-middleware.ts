@@ -1,17 +1,9 @@
 import type { NextFunction, Response } from 'express';
 import express from 'express';
 import { AppError } from './app-error';
-import { pooledRandomId } from './random';
 import type { ChorusRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 256 * 1024;
-
-/** Gives every request an id, answered in the `Request-Id` header and written in logs. */
-export function requestId(req: ChorusRequest, res: Response, next: NextFunction): void {
-  req.id = `req_${pooledRandomId(12)}`;
-  res.setHeader('Request-Id', req.id);
-  next();
-}
 
 const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json$/i;
 const hasBody = (req: ChorusRequest) =>

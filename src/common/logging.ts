@@ -1,6 +1,9 @@
 import type { LoggerService, LogLevel } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import pino, { Logger as Pino } from 'pino';
+import { recordHttpRequest } from '../metrics/http-metrics';
+import type { MetricsService } from '../metrics/metrics.service';
+import { pooledRandomId } from './random';
 import type { ChorusRequest } from './request-context';
 
 /** The process's one pino logger: JSON lines on standard output at LOG_LEVEL. */
@@ -61,31 +64,37 @@ export class NestPinoLogger implements LoggerService {
 }
 
 /**
- * One JSON line per request as it ends: its request id, method and URL (never its headers:
- * nobody reads them, and they carry credentials), status, duration in ms, and the workspace once
- * the key is known. A 5xx logs at error, a 4xx at warn. A request whose client went away first
- * logs once too, as aborted.
+ * What every request gets, in one middleware (one clock, one listener): an id, answered in the
+ * `Request-Id` header; as it ends, its metrics (`recordHttpRequest`) and one JSON log line with
+ * its id, method and URL (never its headers: nobody reads them, and they carry credentials),
+ * status, duration in ms, and the workspace once the key is known. A 5xx logs at error, a 4xx at
+ * warn. A request whose client went away first is logged once too, as aborted, and not counted.
  */
-export function requestLog(logger: Pino) {
+export function observeRequests(logger: Pino, metrics: MetricsService) {
   return (req: ChorusRequest, res: Response, next: NextFunction): void => {
     const started = performance.now();
-    let logged = false;
-    const done = () => {
-      if (logged) return;
-      logged = true;
+    req.id = `req_${pooledRandomId(12)}`;
+    res.setHeader('Request-Id', req.id);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      const ms = performance.now() - started;
+      const finished = res.writableFinished;
+      if (finished) recordHttpRequest(metrics, req, res, ms / 1000);
       const status = res.statusCode;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const line: Record<string, unknown> = {
         req: { id: req.id, method: req.method, url: req.originalUrl },
         res: { statusCode: status },
-        responseTime: Math.round(performance.now() - started),
+        responseTime: Math.round(ms),
       };
       if (req.caller) line.workspace_id = req.caller.workspaceId;
-      logger[level](line, res.writableFinished ? 'request completed' : 'request aborted');
+      logger[level](line, finished ? 'request completed' : 'request aborted');
     };
-    res.once('finish', done);
-    res.once('close', done);
+    res.once('finish', end);
+    res.once('close', end);
     next();
   };
 }
