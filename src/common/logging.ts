@@ -1,4 +1,4 @@
-import type { LoggerService, LogLevel } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import pino, { Logger as Pino } from 'pino';
 import { recordHttpRequest } from '../metrics/http-metrics';
@@ -46,8 +46,6 @@ export class NestPinoLogger implements LoggerService {
   fatal(message: unknown, ...rest: unknown[]): void {
     this.write('fatal', message, rest);
   }
-
-  setLogLevels?(_levels: LogLevel[]): void {}
 
   private write(level: pino.Level, message: unknown, rest: unknown[], fields: Record<string, unknown> = {}): void {
     if (!this.pino.isLevelEnabled(level)) return;
