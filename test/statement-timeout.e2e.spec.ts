@@ -1,4 +1,6 @@
 import { Client as PgClient } from 'pg';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { readRows } from '../src/database/queries';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
 import { onEmbeddedDatabase, startTestApp, TestApp, testDatabaseUrl } from './support/test-app';
@@ -47,5 +49,16 @@ onPostgres('DATABASE_STATEMENT_TIMEOUT_MS', () => {
     expect(changed.status).toBe(200);
     expect(changed.body.data.status).toBe('planned');
     expect((await api.get('/api/v1/posts')).status).toBe(200);
+  });
+
+  it('cancels a read on the pool outside TypeORM (a page of posts) as TypeORM would, and the pool serves the next', async () => {
+    const db = t.app.get(DataSource);
+    const failure = await readRows(db, 'SELECT pg_sleep(2)', []).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(QueryFailedError);
+    expect((failure as QueryFailedError<Error & { code: string }>).driverError.code).toBe('57014');
+    const refused = await readRows(db, 'SELECT nope FROM posts', []).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(QueryFailedError);
+    expect((refused as QueryFailedError<Error & { code: string }>).driverError.code).toBe('42703');
+    expect(await readRows(db, 'SELECT $1::int AS n', [7])).toEqual([{ n: 7 }]);
   });
 });

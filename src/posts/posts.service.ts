@@ -6,7 +6,7 @@ import { AppError } from '../common/app-error';
 import { Page, pageOf } from '../common/page.query';
 import type { Caller } from '../common/request-context';
 import { Links } from '../config/links';
-import { updateReturning } from '../database/queries';
+import { readRows, updateReturning } from '../database/queries';
 import { EventsService } from '../webhooks/events.service';
 import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
 import { PostCategory, PostEntity, PostStatus } from './post.entity';
@@ -89,7 +89,7 @@ export class PostsService {
     const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
     const order = ORDER[filter.sort];
     const read = async (page: string, values = params) => {
-      const rows: PostRow[] = await this.db.query(`${postSelect(page)} ORDER BY ${order}`, values);
+      const rows = await readRows<PostRow>(this.db, `${postSelect(page)} ORDER BY ${order}`, values);
       return pageOf(
         rows.map((row) => toPostResponse(row, actor.workspaceSlug, this.links)),
         filter,
