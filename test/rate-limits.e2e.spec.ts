@@ -1,4 +1,6 @@
+import { SkipThrottle } from '@nestjs/throttler';
 import Redis from 'ioredis';
+import { SKIP_DEFAULT } from '../src/rate-limit/workspace-throttler.guard';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, getFrom } from './support/http';
@@ -241,5 +243,18 @@ describe('failed authentication, per client address', () => {
     expect(good.body.data).toEqual(expect.any(Array));
     // The good request neither counts as a failure nor lifts the limit for the wrong keys.
     expect((await getFrom('127.0.0.9', url, { authorization: 'Bearer chorus_key_wrong6' })).status).toBe(429);
+  });
+});
+
+describe('@SkipThrottle()', () => {
+  it("is the metadata the throttler guard looks up once per route (the key is the library's, not exported)", () => {
+    class Routes {
+      @SkipThrottle()
+      skipped(): void {}
+
+      counted(): void {}
+    }
+    expect(Reflect.getMetadata(SKIP_DEFAULT, Routes.prototype.skipped)).toBe(true);
+    expect(Reflect.getMetadata(SKIP_DEFAULT, Routes.prototype.counted)).toBeUndefined();
   });
 });

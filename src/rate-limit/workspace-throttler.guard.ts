@@ -1,19 +1,29 @@
-import { Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
-  ThrottlerRequest,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { ChorusRequest } from '../common/request-context';
+import { routeMetadata } from '../common/route-metadata';
 import { WorkspaceRateLimiter } from './workspace-rate-limiter';
 
-/** The throttler guard, after the bearer guard: it counts per workspace, at its plan's limit. */
+/** `@SkipThrottle()`'s key for the one throttler, `default` (the throttler's THROTTLER_SKIP + name). */
+export const SKIP_DEFAULT = 'THROTTLER:SKIPdefault';
+
+/**
+ * The throttler guard, after the bearer guard: it counts per workspace, at its plan's limit.
+ * The throttler's own per-route limits, windows, trackers and storage are not used, so none of
+ * them is looked up per request (the base guard's five metadata lookups and awaits); only
+ * `@SkipThrottle()` is honoured, looked up once per route.
+ */
 @Injectable()
 export class WorkspaceThrottlerGuard extends ThrottlerGuard {
+  private readonly skipped: (context: ExecutionContext) => boolean | undefined;
+
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
@@ -21,9 +31,11 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
     private readonly limiter: WorkspaceRateLimiter,
   ) {
     super(options, storage, reflector);
+    this.skipped = routeMetadata<boolean>(reflector, SKIP_DEFAULT);
   }
 
-  protected async handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.skipped(context)) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<ChorusRequest>();
     if (req.caller) await this.limiter.apply(req, http.getResponse());
