@@ -1,6 +1,8 @@
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client, expectError } from './support/http';
 import { startTestApp, TestApp } from './support/test-app';
+import { QueryValidation } from '../src/common/validation';
+import { ListPostsQuery } from '../src/posts/dto/list-posts.query';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -292,6 +294,30 @@ describe('GET /api/v1/posts: envelope, defaults and offsets', () => {
     expect((await api.get(`/api/v1/posts?q=${'a'.repeat(200)}`)).status).toBe(200);
     expect((await api.get(`/api/v1/posts?q=${encodeURIComponent(` ${'a'.repeat(200)}  `)}`)).status).toBe(200);
     expect((await api.get(`/api/v1/posts?q=${encodeURIComponent('é'.repeat(200))}`)).status).toBe(200);
+  });
+
+  it('answers a query the same each time it comes, refusals included (outcomes are remembered per query)', async () => {
+    const expected = order(posts, 'new');
+    for (let round = 0; round < 3; round++) {
+      expect(ids(await api.get('/api/v1/posts?limit=2'))).toEqual(expected.slice(0, 2));
+      expectError(await api.get('/api/v1/posts?limit=0'), 400, 'invalid_request', 'limit: must be an integer from 1 to 100');
+      expect(ids(await api.get('/api/v1/posts?limit=3'))).toEqual(expected.slice(0, 3));
+      expect(ids(await api.get('/api/v1/posts?limit=2&offset=2'))).toEqual(expected.slice(2, 4));
+      expectError(await api.get('/api/v1/posts?limit=2&status=bogus'), 400, 'invalid_request', /^status: /);
+      expectError(await api.get('/api/v1/posts?q=%00'), 400, 'invalid_request', 'q: must not contain NUL characters');
+      // Another query class with the same parameters: a deliveries page is validated on its own.
+      expectError(await api.get('/api/v1/deliveries?limit=0'), 400, 'invalid_request', 'limit: must be an integer from 1 to 100');
+    }
+    // Past the 1,000 remembered queries (straight through the pipe: the plan's rate limit would
+    // refuse that many requests), the oldest are validated afresh, with the same outcome.
+    const metadata = { type: 'query' as const, metatype: ListPostsQuery };
+    for (let offset = 0; offset < 1_050; offset++) {
+      expect(await QueryValidation.transform({ offset: String(offset), q: ` term ${offset} ` }, metadata)).toEqual(
+        Object.assign(new ListPostsQuery(), { offset: String(offset), q: `term ${offset}` }),
+      );
+    }
+    expect(ids(await api.get('/api/v1/posts?limit=2'))).toEqual(expected.slice(0, 2));
+    expectError(await api.get('/api/v1/posts?limit=0'), 400, 'invalid_request', 'limit: must be an integer from 1 to 100');
   });
 
   it('ignores unknown query parameters', async () => {
