@@ -35,4 +35,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Exec form, so that SIGTERM reaches Node and the shutdown is graceful.
-CMD ["node", "--max-semi-space-size=8", "dist/src/main.js"]
+CMD ["node", "dist/src/main.js"]

@@ -12,8 +12,7 @@
  * - BENCH_POSTS (default 100000), BENCH_ROUNDS (default 5), BENCH_SECONDS per run (default 8),
  *   BENCH_CONNECTIONS (default 32).
  * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
- * - CHORUS_NODE_OPTIONS: node flags for Chorus beyond those of its start commands (NODE_FLAGS),
- *   e.g. `--cpu-prof --cpu-prof-dir=prof`.
+ * - CHORUS_NODE_OPTIONS: extra node flags for Chorus, e.g. `--cpu-prof --cpu-prof-dir=prof`.
  * - BENCH_BEFORE: the dist/src/main.js of an earlier build (a worktree at an older commit, built):
  *   loaded in the same rounds as a third server, so that before and after come from one run. It
  *   must accept this build's database (migrations are applied by the newer one first).
@@ -28,7 +27,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { NODE_FLAGS } from '../../src/startup';
 import { freePort } from '../support/processes';
 import { freshDatabase, log, sleep } from './support';
 
@@ -158,14 +156,10 @@ async function seed(dbUrl: string): Promise<string> {
   return key;
 }
 
-/**
- * A built Chorus (its dist/src/main.js) on the bench's database, the API alone, started with
- * `nodeFlags` as its start commands give them; resolves once it answers.
- */
-async function startChorus(mainJs: string, dbUrl: string, nodeFlags: string[]): Promise<{ child: ChildProcess; url: string }> {
+/** A built Chorus (its dist/src/main.js) on the bench's database, the API alone; resolves once it answers. */
+async function startChorus(mainJs: string, dbUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const flags = [...nodeFlags, ...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ').filter(Boolean)];
-  const child = spawn(process.execPath, [...flags, mainJs], {
+  const child = spawn(process.execPath, [...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ').filter(Boolean), mainJs], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -190,7 +184,7 @@ async function main() {
   const stopAll = () => children.forEach((child) => child.exitCode === null && child.kill('SIGTERM'));
   process.on('exit', stopAll);
   try {
-    const chorus = await startChorus(join(__dirname, '../../src/main.js'), dbUrl, NODE_FLAGS);
+    const chorus = await startChorus(join(__dirname, '../../src/main.js'), dbUrl);
     children.push(chorus.child);
     const started = Date.now();
     const key = await seed(dbUrl);
@@ -216,8 +210,7 @@ async function main() {
       },
     };
     // A second Chorus, an earlier build (BENCH_BEFORE), on the same database: before and after in one run.
-    // It runs as it was started then: before NODE_FLAGS existed.
-    const before = BEFORE ? await startChorus(BEFORE, dbUrl, []) : undefined;
+    const before = BEFORE ? await startChorus(BEFORE, dbUrl) : undefined;
     if (before) children.push(before.child);
     const targets: Record<string, string> = { chorus: chorus.url, floor: floorUrl, ...(before ? { before: before.url } : {}) };
     log(`generator: ${GENERATOR}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and route`);
