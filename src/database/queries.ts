@@ -7,10 +7,9 @@ const poolOf = (db: DataSource) => (db.driver as unknown as { master: Pool }).ma
 /**
  * Runs one statement outside any transaction on a connection of the pool, and gives its rows;
  * a statement PostgreSQL refused (or cancelled) is TypeORM's QueryFailedError, as from
- * `DataSource.query`. For the hot reads (a
- * page of posts): TypeORM's `query` builds a query runner around every statement, which cost a
- * list request about a fifth of its CPU under load, much of it in garbage collection (the rows
- * it held on to outlived the young generation).
+ * `DataSource.query`. For the hot reads (a page of posts): TypeORM's `query` builds a query
+ * runner around every statement, which cost a list request about a fifth of its CPU under
+ * load, much of it in garbage collection (twice as many full collections).
  */
 export async function readRows<T>(db: DataSource, sql: string, params: unknown[]): Promise<T[]> {
   try {
