@@ -48,7 +48,7 @@ describe('requests and responses born with Express prototypes (ChorusExpressAdap
       body: '{"title": ',
     });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.code).toBe('invalid_json');
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
     expectError(await api.get('/api/v1/nothing-here'), 404, 'not_found');
   });
 

@@ -29,7 +29,7 @@ function bornWithPrototypeOf<C extends new (...args: any[]) => object>(base: C, 
  * - it answers a handler's object as Express would (the same status, `Content-Type` and
  *   `Content-Length`), but with the JSON text handed to Node as it is: Express's `res.json`
  *   copies any body over 1,000 bytes into a Buffer first and checks request freshness headers,
- *   work this API (no ETags) never needs. Node then sends headers and body in one write.
+ *   work this API (no ETags) never needs. Node still sends headers and body in one write.
  *   Anything else (no body, streams, errors, a type set by the handler) goes through Express.
  */
 export class ChorusExpressAdapter extends ExpressAdapter {
@@ -48,10 +48,11 @@ export class ChorusExpressAdapter extends ExpressAdapter {
     if (body === null || typeof body !== 'object' || body instanceof StreamableFile || body instanceof Error || response.hasHeader('Content-Type')) {
       return super.reply(response, body, statusCode);
     }
-    if (statusCode !== undefined) response.statusCode = statusCode;
     const json = JSON.stringify(body);
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.setHeader('Content-Length', Buffer.byteLength(json));
+    // Headers written before the body: `end` would otherwise measure the text's length again.
+    response.writeHead(statusCode ?? response.statusCode);
     return response.end(json);
   }
 }
