@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import { KEEP, log, pct, SERVER_URL, sleep } from './support';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
@@ -245,16 +245,25 @@ async function main() {
   const posts = app.get(PostsService);
   const captureList = async (filter: PostFilter) => {
     const sent: { sql: string; params: unknown[] }[] = [];
+    // The page is read on the pool (readRows), other statements through TypeORM: both are watched.
+    const pool = (dataSource.driver as unknown as { master: Pool }).master;
+    const originals = [dataSource.query, pool.query] as const;
     const query = dataSource.query.bind(dataSource);
+    const poolQuery = pool.query.bind(pool) as (sql: string, params?: unknown[]) => Promise<unknown>;
     dataSource.query = ((sql: string, params?: unknown[], runner?: never) => {
       sent.push({ sql, params: params ?? [] });
       return query(sql, params, runner);
     }) as DataSource['query'];
+    pool.query = ((sql: string, params?: unknown[]) => {
+      sent.push({ sql, params: params ?? [] });
+      return poolQuery(sql, params);
+    }) as Pool['query'];
     try {
       await posts.list(actor, filter);
     } finally {
-      dataSource.query = query;
+      [dataSource.query, pool.query] = originals;
     }
+    if (!sent.some((s) => s.sql.includes('FROM posts p WHERE'))) throw new Error('captured no list query: how does PostsService.list read now?');
     // A search may first look among the newest posts; the last query is the one that answered.
     const lists = sent.filter((s) => s.sql.includes('FROM posts p WHERE'));
     return { ...lists[lists.length - 1], queries: lists.length, all: lists };
