@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import type { Pool, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { DatabaseError, escapeLiteral } from 'pg';
 
 const poolOf = (db: DataSource) => (db.driver as unknown as { master: Pool }).master;
+
+const asQueryFailed = (error: unknown, sql: string, params: unknown[]) =>
+  error instanceof DatabaseError ? new QueryFailedError(sql, params, error) : error;
 
 /**
  * Runs one statement outside any transaction on a connection of the pool, and gives its rows;
@@ -15,8 +19,80 @@ export async function readRows<T>(db: DataSource, sql: string, params: unknown[]
   try {
     return (await poolOf(db).query(sql, params)).rows as T[];
   } catch (error) {
-    throw error instanceof DatabaseError ? new QueryFailedError(sql, params, error) : error;
+    throw asQueryFailed(error, sql, params);
   }
+}
+
+/**
+ * Runs `work` on a connection of the pool, given back after it (and dropped if `work` failed,
+ * as `Pool.query` does: the connection may be the reason).
+ */
+export async function onConnection<T>(db: DataSource, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await poolOf(db).connect();
+  try {
+    const result = await work(client);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+}
+
+/**
+ * Prepared statements, per connection: their names by text. A name is unique to this process
+ * and connection, because the embedded database is one session, shared by every connection
+ * and process that talks to it, and refuses a name given twice.
+ */
+const prepared = new WeakMap<PoolClient, Map<string, { name: string; ready: boolean }>>();
+const processToken = randomBytes(4).toString('hex');
+let statements = 0;
+
+function preparedOn(client: PoolClient, label: string, sql: string): { name: string; ready: boolean } {
+  let names = prepared.get(client);
+  if (!names) prepared.set(client, (names = new Map()));
+  let statement = names.get(sql);
+  if (!statement) names.set(sql, (statement = { name: `chorus_${label}_${processToken}_${++statements}`, ready: false }));
+  return statement;
+}
+
+/**
+ * Runs a hot statement of the outbox as a prepared statement: parsed and planned once per
+ * connection, not at every call (planning the larger ones costs more than running them).
+ * `label` only makes its name readable (in pg_prepared_statements, say).
+ */
+export function preparedRows<T>(db: DataSource, label: string, sql: string, params: unknown[]): Promise<T[]> {
+  return onConnection(db, async (client) => {
+    try {
+      return (await client.query({ name: preparedOn(client, label, sql).name, text: sql, values: params })).rows as T[];
+    } catch (error) {
+      throw asQueryFailed(error, sql, params);
+    }
+  });
+}
+
+/**
+ * `runStatements` ending in a prepared statement: `before` (statements with no parameters, a
+ * lock say), then `sql` run with `args` (SQL literals, see `sqlInt`), in one round trip and one
+ * transaction; answers the prepared statement's rows. `sql` is prepared on a connection the
+ * first time it runs there, with parameters $1… of `types`.
+ */
+export function runStatementsPrepared<T>(
+  db: DataSource,
+  label: string,
+  statement: { sql: string; types: string[] },
+  before: string,
+  args: string[],
+): Promise<T[]> {
+  return onConnection(db, async (client) => {
+    const ready = preparedOn(client, label, statement.sql);
+    if (!ready.ready) {
+      await client.query(`PREPARE ${ready.name} (${statement.types.join(', ')}) AS ${statement.sql}`);
+      ready.ready = true;
+    }
+    const results = (await client.query(`${before}; EXECUTE ${ready.name} (${args.join(', ')})`)) as unknown as QueryResult[];
+    return results[results.length - 1].rows as T[];
+  });
 }
 
 /**

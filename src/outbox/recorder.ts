@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { updateReturning } from '../database/queries';
+import { preparedRows, updateReturning } from '../database/queries';
 import { EndpointsService } from '../webhooks/endpoints.service';
 import { ClaimedDelivery, isChat, Outcome, Sendable } from './channel';
 import { Lease } from './lease';
@@ -135,7 +135,9 @@ export class Recorder {
    * (and its deliveries) waits until the attempts are written; one deleted before is skipped.
    */
   private async recordSuccesses(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
-    await this.db.query(
+    await preparedRows(
+      this.db,
+      'record_successes',
       `WITH done AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::integer[], $5::integer[], $6::text[], $7::text[],
                               $8::integer[], $9::uuid[])
