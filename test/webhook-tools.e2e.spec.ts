@@ -185,6 +185,34 @@ describe('webhook tools and Standard Webhooks', () => {
     expect(r.requests).toHaveLength(0);
   });
 
+  it('shares the month\'s last attempts exactly between tests and the outbox: one left, one request goes out', async () => {
+    const { ws, api } = await setUp();
+    const r = await Receiver.start();
+    const { id } = await endpoint(api, hook(r), ['post.created']);
+    await t.db.query(
+      `INSERT INTO delivery_usage (workspace_id, month, attempts) VALUES ($1, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 19999)`,
+      [ws.id],
+    );
+    // Three deliveries claimed by the outbox while two tests ask for the same last attempt.
+    const [tests, ...posts] = await Promise.all([
+      Promise.all([api.post(`/api/v1/webhook_endpoints/${id}/test`), api.post(`/api/v1/webhook_endpoints/${id}/test`)]),
+      ...['First of three', 'Second of three', 'Third of three'].map((title) => api.post('/api/v1/posts', { board: 'ideas', title })),
+    ]);
+    expect(posts.map((answer) => answer.status)).toEqual([201, 201, 201]);
+    const rows = await until('three deliveries settled', async () => {
+      const all = await t.db.query(`SELECT status, reason FROM webhook_deliveries WHERE endpoint_id = $1 AND event_type = 'post.created'`, [id]);
+      return all.length === 3 && all.every((row: any) => row.status !== 'pending') && all;
+    });
+    const testsSent = tests.filter((answer) => answer.status === 200).length;
+    for (const answer of tests.filter((a) => a.status !== 200)) expectError(answer, 403, 'plan_required', /delivery attempts are spent/);
+    const delivered = rows.filter((row: any) => row.status === 'delivered').length;
+    expect(rows.filter((row: any) => row.status === 'failed').map((row: any) => row.reason)).toEqual(Array(3 - delivered).fill('quota_exceeded'));
+    expect(testsSent + delivered).toBe(1);
+    await sleep(200);
+    expect(r.requests).toHaveLength(1);
+    expect(await usage(ws.id)).toBe(20_000);
+  });
+
   it('recovers: deliveries that failed while the receiver was down all arrive once it is back', async () => {
     const { api } = await setUp();
     const down = await Receiver.start();

@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { runStatements, sqlInt, sqlText, sqlUuids } from '../database/queries';
+import { runStatementsPrepared, sqlInt, sqlText, sqlUuids } from '../database/queries';
 import { EndpointsService, SealedTarget } from '../webhooks/endpoints.service';
 import { ClaimedDelivery, EndpointTarget, Sendable } from './channel';
 import { Lease } from './lease';
-import { Quota } from './quota';
+import { CLAIM_LOCK, monthlyReservation, Quota } from './quota';
 import { CHAT_PACE_MS, Recorder } from './recorder';
 
 /** Failures in a row after which an endpoint's circuit opens: one send at a time until one succeeds. */
@@ -30,15 +30,9 @@ const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;
  * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
  * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
  *   and among equals to the workspace with the fewest in flight.
+ * Its parameters: $1 the free slots, $2 the deliveries that arrived and are being recorded.
  */
-const claimable = (p: {
-  slots: number;
-  endpointCap: number;
-  breaker: number;
-  emailCap: number;
-  workspaceCap: number;
-  delivered: string[];
-}) => `
+const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; workspaceCap: number }) => `
   WITH RECURSIVE queues AS (
     (SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
       WHERE d.status = 'pending' ORDER BY d.workspace_id, ${QUEUE} LIMIT 1)
@@ -51,7 +45,7 @@ const claimable = (p: {
   flight AS (
     SELECT d.workspace_id, ${QUEUE} AS queue, count(*)::integer AS n FROM webhook_deliveries d
      WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()
-       AND d.id <> ALL (${sqlUuids(p.delivered)})
+       AND d.id <> ALL ($2::uuid[])
      GROUP BY 1, 2
   ),
   workspace_flight AS (SELECT workspace_id, sum(n)::integer AS n FROM flight GROUP BY 1),
@@ -82,27 +76,63 @@ const claimable = (p: {
     FROM candidates c LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
    WHERE c.workspace_rank <= ${sqlInt(p.workspaceCap)} - coalesce(w.n, 0)
    ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
-   LIMIT ${sqlInt(p.slots)}`;
+   LIMIT $1`;
 
-/** The one lock every claim takes (any 64-bit number of our own). */
-const CLAIM_LOCK = 7_302_318_455_120_911;
+/**
+ * The claim (see `Scheduler.lock`), with the deliveries it leased, their endpoints and the
+ * month's attempts reserved: the parameters of `claimable`.
+ */
+const claimStatement = (config: AppConfig, lease: Lease) => {
+  const chosen = claimable({
+    endpointCap: config.outboxEndpointConcurrency,
+    breaker: BREAKER_THRESHOLD,
+    emailCap: EMAIL_CONCURRENCY,
+    workspaceCap: config.outboxWorkspaceConcurrency,
+  });
+  return `
+    WITH chosen AS (${chosen}),
+    paced AS (
+      UPDATE webhook_endpoints e SET next_send_at = now() + ${sqlInt(CHAT_PACE_MS)} * interval '1 millisecond'
+        FROM chosen c WHERE c.kind IN ('slack', 'discord') AND e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
+    ),
+    leased AS (
+      UPDATE webhook_deliveries d SET locked_by = ${sqlText(lease.owner)},
+             locked_until = now() + ${sqlInt(lease.ms)} * interval '1 millisecond'
+        FROM chosen c
+        JOIN workspaces w ON w.id = c.workspace_id
+        LEFT JOIN webhook_endpoints e ON e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
+       WHERE d.workspace_id = c.workspace_id AND d.id = c.id AND d.status = 'pending'
+       RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
+                 d.attempt_count, w.plan,
+                 e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets,
+                 (d.recipient IS NOT NULL OR coalesce(e.enabled, false)) AS counted
+    ),
+    ${monthlyReservation('leased')}
+    SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
+      FROM leased l LEFT JOIN granted g ON g.workspace_id = l.workspace_id`;
+};
 
 /**
  * The fair scheduler: claims what this processor may send now (see CLAIMABLE), leases it, and
  * settles what must not be sent (endpoint turned off, secrets unreadable, recipient
  * unsubscribed, quota spent, hourly email cap reached) before any channel sees it. Quota is
- * asked here, once per claim and workspace.
+ * asked here: the month's attempts within the claim's statement, the hour's emails after it.
  */
 @Injectable()
 export class Scheduler {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly lease: Lease,
+    @Inject(APP_CONFIG) config: AppConfig,
+    lease: Lease,
     private readonly endpoints: EndpointsService,
     private readonly quota: Quota,
     private readonly recorder: Recorder,
-  ) {}
+  ) {
+    this.claimStatement = { sql: claimStatement(config, lease), types: ['integer', 'uuid[]'] };
+  }
+
+  /** The same for every claim of this processor: prepared once per connection. */
+  private readonly claimStatement: { sql: string; types: string[] };
 
   /**
    * Claims up to `slots` deliveries and answers those to send now, with where they go, and how
@@ -121,6 +151,7 @@ export class Scheduler {
         targets.set(target_id, this.endpoints.openTarget({ id: target_id, kind, url_sealed, enabled, secret_sealed, rotated_secrets }, now));
       }
     }
+    const grants = new Map(claimed.filter((row) => row.quota_month !== null).map((row) => [row.workspace_id, row]));
     const unsubscribed = await this.unsubscribed(claimed.filter((d) => d.recipient !== null));
     const wanted: Sendable[] = [];
     for (const row of claimed) {
@@ -146,41 +177,23 @@ export class Scheduler {
         });
       } else wanted.push({ delivery, kind: endpoint.kind, endpoint });
     }
-    return { send: await this.withinQuota(wanted), leased: claimed.length };
+    return { send: await this.withinQuota(wanted, grants), leased: claimed.length };
   }
 
   /**
-   * Picks and leases, in one round trip: the claim lock, then in one statement the choice, the
-   * chat channels' next turn and the leases, answering each leased delivery with its endpoint as
-   * stored. The choice's statement begins once the lock is held, so it counts what every earlier
-   * claim leased; all of it commits together.
+   * Picks, leases and reserves the month's attempts, in one round trip: the claim lock, then in
+   * one statement the choice, the chat channels' next turn, the leases and the reservation,
+   * answering each leased delivery with its endpoint as stored and its workspace's grant. The
+   * choice's statement begins once the lock is held, so it counts what every earlier claim
+   * leased; all of it commits together.
    */
   private lock(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
-    const chosen = claimable({
-      slots,
-      delivered,
-      endpointCap: this.config.outboxEndpointConcurrency,
-      breaker: BREAKER_THRESHOLD,
-      emailCap: EMAIL_CONCURRENCY,
-      workspaceCap: this.config.outboxWorkspaceConcurrency,
-    });
-    return runStatements<ClaimedRow>(
+    return runStatementsPrepared<ClaimedRow>(
       this.db,
-      `SELECT pg_advisory_xact_lock(${sqlInt(CLAIM_LOCK)});
-       WITH chosen AS (${chosen}),
-       paced AS (
-         UPDATE webhook_endpoints e SET next_send_at = now() + ${sqlInt(CHAT_PACE_MS)} * interval '1 millisecond'
-           FROM chosen c WHERE c.kind IN ('slack', 'discord') AND e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
-       )
-       UPDATE webhook_deliveries d SET locked_by = ${sqlText(this.lease.owner)},
-              locked_until = now() + ${sqlInt(this.lease.ms)} * interval '1 millisecond'
-         FROM chosen c
-         JOIN workspaces w ON w.id = c.workspace_id
-         LEFT JOIN webhook_endpoints e ON e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
-        WHERE d.workspace_id = c.workspace_id AND d.id = c.id AND d.status = 'pending'
-        RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
-                  d.attempt_count, w.plan,
-                  e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`,
+      'claim',
+      this.claimStatement,
+      `SELECT pg_advisory_xact_lock(${sqlInt(CLAIM_LOCK)})`,
+      [sqlInt(slots), sqlUuids(delivered)],
     );
   }
 
@@ -199,15 +212,17 @@ export class Scheduler {
 
   /**
    * Every attempt counts against the workspace's month: past its quota a delivery ends `failed`
-   * (`quota_exceeded`). Emails also count against the workspace's hour: past EMAIL_HOURLY_LIMIT
-   * they wait for the next hour, untried.
+   * (`quota_exceeded`). The claim reserved an attempt for each delivery that was to be sent;
+   * those not sent after all (unsubscribed, secrets unreadable, over the hour's emails) are
+   * given back. Emails also count against the workspace's hour: past EMAIL_HOURLY_LIMIT they
+   * wait for the next hour, untried.
    */
-  private async withinQuota(wanted: Sendable[]): Promise<Sendable[]> {
+  private async withinQuota(wanted: Sendable[], grants: Map<string, Grant>): Promise<Sendable[]> {
     const byWorkspace = new Map<string, Sendable[]>();
     for (const s of wanted) byWorkspace.set(s.delivery.workspace_id, [...(byWorkspace.get(s.delivery.workspace_id) ?? []), s]);
-    if (byWorkspace.size === 0) return [];
     const go: Sendable[] = [];
-    for (const [workspaceId, all] of byWorkspace) {
+    for (const [workspaceId, grant] of grants) {
+      const all = byWorkspace.get(workspaceId) ?? [];
       let sendable = all;
       const emails = all.filter((s) => s.kind === 'email');
       if (emails.length > 0) {
@@ -219,16 +234,22 @@ export class Scheduler {
         );
         sendable = all.filter((s) => !held.includes(s));
       }
-      const granted = await this.quota.reserveAttempts(workspaceId, all[0].delivery.plan, sendable.length);
-      for (const s of sendable.slice(granted)) await this.recorder.finish(s.delivery, 'failed', 'quota_exceeded');
-      go.push(...sendable.slice(0, granted));
+      for (const s of sendable.slice(grant.granted)) await this.recorder.finish(s.delivery, 'failed', 'quota_exceeded');
+      go.push(...sendable.slice(0, grant.granted));
+      await this.quota.refundAttempts(workspaceId, grant.quota_month!, grant.granted - Math.min(grant.granted, sendable.length));
     }
     return go;
   }
 }
 
+/** What the claim reserved of a workspace's month: `granted` attempts, in `quota_month` (null when it reserved none). */
+interface Grant {
+  granted: number;
+  quota_month: string | null;
+}
+
 /** A leased delivery with its endpoint's row (all null for a voter email, or an endpoint deleted since). */
-type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<SealedTarget, 'id'>;
+type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<SealedTarget, 'id'> & Grant;
 
 const claimedDelivery = (row: ClaimedRow): ClaimedDelivery => ({
   workspace_id: row.workspace_id,
