@@ -502,6 +502,12 @@ describe('voter email', () => {
       });
       expect(attempt).toMatchObject({ status_code: null, error: 'secret_unreadable' });
       await api.patch(`/api/v1/webhook_endpoints/${endpoint.body.data.id}`, { enabled: false });
+      // The month counts the email only: the claim reserved an attempt for the endpoint's
+      // delivery too, and gave it back when the secret did not open (no request was made).
+      await until('only the email counted', async () => {
+        const [usage] = await t.db.query(`SELECT attempts FROM delivery_usage WHERE workspace_id = $1`, [ws.id]);
+        return usage?.attempts === 1;
+      });
     });
   });
 

@@ -90,8 +90,13 @@ export function runStatementsPrepared<T>(
       await client.query(`PREPARE ${ready.name} (${statement.types.join(', ')}) AS ${statement.sql}`);
       ready.ready = true;
     }
-    const results = (await client.query(`${before}; EXECUTE ${ready.name} (${args.join(', ')})`)) as unknown as QueryResult[];
-    return results[results.length - 1].rows as T[];
+    const sql = `${before}; EXECUTE ${ready.name} (${args.join(', ')})`;
+    try {
+      const results = (await client.query(sql)) as unknown as QueryResult[];
+      return results[results.length - 1].rows as T[];
+    } catch (error) {
+      throw asQueryFailed(error, sql, []);
+    }
   });
 }
 
@@ -112,8 +117,12 @@ export async function updateReturning<T>(manager: Pick<EntityManager, 'query'>, 
  * value is written in with `sqlInt` or `sqlText`.
  */
 export async function runStatements<T>(db: DataSource, sql: string): Promise<T[]> {
-  const results = (await poolOf(db).query(sql)) as QueryResult | QueryResult[];
-  return (Array.isArray(results) ? results[results.length - 1] : results).rows as T[];
+  try {
+    const results = (await poolOf(db).query(sql)) as QueryResult | QueryResult[];
+    return (Array.isArray(results) ? results[results.length - 1] : results).rows as T[];
+  } catch (error) {
+    throw asQueryFailed(error, sql, []);
+  }
 }
 
 /** An integer written into SQL; anything else is a bug, refused before it reaches the database. */

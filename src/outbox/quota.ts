@@ -32,19 +32,25 @@ export class Quota {
 
   /**
    * Reserves up to `count` attempts of this month for a workspace on `plan`; answers how many
-   * were granted. (The outbox reserves within its claims: `monthlyReservation`.)
+   * were granted. (The outbox reserves its endpoint deliveries' within its claims:
+   * `monthlyReservation`.)
    */
   async reserveAttempts(workspaceId: string, plan: string, count: number): Promise<number> {
-    if (count <= 0) return 0;
-    const [row] = await runStatements<{ granted: number }>(
+    return (await this.reserveMonth(workspaceId, plan, count)).granted;
+  }
+
+  /** `reserveAttempts`, also answering the month the attempts were taken from (for a refund). */
+  async reserveMonth(workspaceId: string, plan: string, count: number): Promise<{ granted: number; month: string | null }> {
+    if (count <= 0) return { granted: 0, month: null };
+    const [row] = await runStatements<{ granted: number; month: string }>(
       this.db,
       `SELECT pg_advisory_xact_lock(${sqlInt(CLAIM_LOCK)});
        WITH wanted AS (SELECT ${sqlText(workspaceId)}::uuid AS workspace_id, ${sqlText(plan)} AS plan, true AS counted
                          FROM generate_series(1, ${sqlInt(count)})),
        ${monthlyReservation('wanted')}
-       SELECT granted FROM granted`,
+       SELECT granted, month FROM granted`,
     );
-    return row?.granted ?? 0;
+    return { granted: row?.granted ?? 0, month: row?.month ?? null };
   }
 
   /** Gives back attempts reserved in `month` (as the reservation answered it) and not made. */

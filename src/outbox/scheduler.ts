@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -80,7 +80,8 @@ const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; 
 
 /**
  * The claim (see `Scheduler.lock`), with the deliveries it leased, their endpoints and the
- * month's attempts reserved: the parameters of `claimable`.
+ * month's attempts reserved for those to endpoints that are on (a voter email's attempt is
+ * reserved once the hour's emails allow it): the parameters of `claimable`.
  */
 const claimStatement = (config: AppConfig, lease: Lease) => {
   const chosen = claimable({
@@ -105,7 +106,7 @@ const claimStatement = (config: AppConfig, lease: Lease) => {
        RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
                  d.attempt_count, w.plan,
                  e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets,
-                 (d.recipient IS NOT NULL OR coalesce(e.enabled, false)) AS counted
+                 coalesce(e.enabled, false) AS counted
     ),
     ${monthlyReservation('leased')}
     SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
@@ -143,6 +144,25 @@ export class Scheduler {
   async claim(slots: number, delivered: string[] = []): Promise<{ send: Sendable[]; leased: number }> {
     const claimed = await this.lock(slots, delivered);
     if (claimed.length === 0) return { send: [], leased: 0 };
+    const reserved = new Reservations(this.quota);
+    for (const row of claimed) {
+      if (row.quota_month !== null) reserved.byClaim.set(row.workspace_id, { workspaceId: row.workspace_id, month: row.quota_month, granted: row.granted, sent: 0 });
+    }
+    let send: Sendable[];
+    try {
+      send = await this.settle(claimed, reserved);
+    } catch (error) {
+      // Nothing of this claim goes out: all it reserved is given back (its deliveries are
+      // claimed again when their leases end, and reserved again then).
+      await reserved.giveBack(true);
+      throw error;
+    }
+    await reserved.giveBack(false);
+    return { send, leased: claimed.length };
+  }
+
+  /** Settles what must not be sent, and answers the rest, within the month's and the hour's quotas. */
+  private async settle(claimed: ClaimedRow[], reserved: Reservations): Promise<Sendable[]> {
     const now = new Date();
     const targets = new Map<string, EndpointTarget>();
     for (const row of claimed) {
@@ -151,7 +171,6 @@ export class Scheduler {
         targets.set(target_id, this.endpoints.openTarget({ id: target_id, kind, url_sealed, enabled, secret_sealed, rotated_secrets }, now));
       }
     }
-    const grants = new Map(claimed.filter((row) => row.quota_month !== null).map((row) => [row.workspace_id, row]));
     const unsubscribed = await this.unsubscribed(claimed.filter((d) => d.recipient !== null));
     const wanted: Sendable[] = [];
     for (const row of claimed) {
@@ -177,7 +196,7 @@ export class Scheduler {
         });
       } else wanted.push({ delivery, kind: endpoint.kind, endpoint });
     }
-    return { send: await this.withinQuota(wanted, grants), leased: claimed.length };
+    return this.withinQuota(wanted, reserved);
   }
 
   /**
@@ -212,44 +231,85 @@ export class Scheduler {
 
   /**
    * Every attempt counts against the workspace's month: past its quota a delivery ends `failed`
-   * (`quota_exceeded`). The claim reserved an attempt for each delivery that was to be sent;
-   * those not sent after all (unsubscribed, secrets unreadable, over the hour's emails) are
-   * given back. Emails also count against the workspace's hour: past EMAIL_HOURLY_LIMIT they
-   * wait for the next hour, untried.
+   * (`quota_exceeded`). The claim reserved the attempts of deliveries to endpoints that are on;
+   * a voter email's is reserved here, once the hour allows it: past EMAIL_HOURLY_LIMIT emails
+   * wait for the next hour, untried and uncounted.
    */
-  private async withinQuota(wanted: Sendable[], grants: Map<string, Grant>): Promise<Sendable[]> {
+  private async withinQuota(wanted: Sendable[], reserved: Reservations): Promise<Sendable[]> {
     const byWorkspace = new Map<string, Sendable[]>();
     for (const s of wanted) byWorkspace.set(s.delivery.workspace_id, [...(byWorkspace.get(s.delivery.workspace_id) ?? []), s]);
     const go: Sendable[] = [];
-    for (const [workspaceId, grant] of grants) {
-      const all = byWorkspace.get(workspaceId) ?? [];
-      let sendable = all;
+    const within = async (sendable: Sendable[], reservation: Reservation | undefined) => {
+      const granted = reservation?.granted ?? 0;
+      for (const s of sendable.slice(granted)) await this.recorder.finish(s.delivery, 'failed', 'quota_exceeded');
+      go.push(...sendable.slice(0, granted));
+      if (reservation) reservation.sent = Math.min(granted, sendable.length);
+    };
+    for (const [workspaceId, all] of byWorkspace) {
+      await within(
+        all.filter((s) => s.kind !== 'email'),
+        reserved.byClaim.get(workspaceId),
+      );
       const emails = all.filter((s) => s.kind === 'email');
-      if (emails.length > 0) {
-        const allowed = await this.quota.reserveEmails(workspaceId, emails.length);
-        const held = emails.slice(allowed);
-        await this.recorder.defer(
-          held.map((s) => s.delivery),
-          nextHour(),
-        );
-        sendable = all.filter((s) => !held.includes(s));
-      }
-      for (const s of sendable.slice(grant.granted)) await this.recorder.finish(s.delivery, 'failed', 'quota_exceeded');
-      go.push(...sendable.slice(0, grant.granted));
-      await this.quota.refundAttempts(workspaceId, grant.quota_month!, grant.granted - Math.min(grant.granted, sendable.length));
+      if (emails.length === 0) continue;
+      const allowed = await this.quota.reserveEmails(workspaceId, emails.length);
+      await this.recorder.defer(
+        emails.slice(allowed).map((s) => s.delivery),
+        nextHour(),
+      );
+      const thisHour = emails.slice(0, allowed);
+      if (thisHour.length > 0) await within(thisHour, await reserved.forEmails(workspaceId, thisHour[0].delivery.plan, thisHour.length));
     }
     return go;
   }
 }
 
-/** What the claim reserved of a workspace's month: `granted` attempts, in `quota_month` (null when it reserved none). */
-interface Grant {
+/** Attempts of a workspace's month that one claim reserved, and how many of them it sends. */
+interface Reservation {
+  workspaceId: string;
+  month: string;
   granted: number;
-  quota_month: string | null;
+  sent: number;
+}
+
+/**
+ * What one claim reserved of the months' attempts: in the claim's statement (deliveries to
+ * endpoints that are on), then for the voter emails the hour allows. What it does not send (a
+ * secret that no longer opens; everything, when settling the claim failed) is given back.
+ */
+class Reservations {
+  readonly byClaim = new Map<string, Reservation>();
+  private readonly emails: Reservation[] = [];
+  private readonly logger = new Logger('Outbox');
+
+  constructor(private readonly quota: Quota) {}
+
+  async forEmails(workspaceId: string, plan: string, count: number): Promise<Reservation | undefined> {
+    const { granted, month } = await this.quota.reserveMonth(workspaceId, plan, count);
+    if (month === null) return undefined;
+    const reservation = { workspaceId, month, granted, sent: 0 };
+    this.emails.push(reservation);
+    return reservation;
+  }
+
+  /** Gives back what was reserved and not sent; with `all`, everything (nothing was sent). */
+  async giveBack(all: boolean): Promise<void> {
+    for (const r of [...this.byClaim.values(), ...this.emails]) {
+      const unused = all ? r.granted : r.granted - r.sent;
+      if (unused <= 0) continue;
+      await this.quota.refundAttempts(r.workspaceId, r.month, unused).catch((error: Error) => {
+        this.logger.error(`Workspace ${r.workspaceId}: ${unused} attempts reserved and not made could not be given back: ${error.message}`);
+      });
+    }
+  }
 }
 
 /** A leased delivery with its endpoint's row (all null for a voter email, or an endpoint deleted since). */
-type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<SealedTarget, 'id'> & Grant;
+type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<SealedTarget, 'id'> & {
+  /** The month's attempts the claim reserved for the workspace, in `quota_month` (null: none asked for). */
+  granted: number;
+  quota_month: string | null;
+};
 
 const claimedDelivery = (row: ClaimedRow): ClaimedDelivery => ({
   workspace_id: row.workspace_id,
