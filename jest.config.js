@@ -5,15 +5,20 @@ const { probeDatabase, probeRedis } = require('./test/support/database-probe');
 /** @nestjs/* and a few of their helpers ship only ES modules: swc turns them into CommonJS. */
 const esmPackages = [
   '@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', '@borewit', 'uint8array-extras',
-  '@electric-sql', 'ansis', 'libphonenumber-js',
+  '@electric-sql', 'ansis', 'libphonenumber-js', 'jose', 'parse5', 'entities',
 ];
 
-const swc = [
+const swc = (tsx) => [
   '@swc/jest',
   {
     jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
+      parser: { syntax: 'typescript', decorators: true, tsx },
+      transform: {
+        legacyDecorator: true,
+        decoratorMetadata: true,
+        // The pages' JSX, as tsconfig.json compiles it: h(tag, props, ...children).
+        react: { runtime: 'classic', pragma: 'h', pragmaFrag: 'Fragment' },
+      },
       target: 'es2022',
     },
     module: { type: 'commonjs' },
@@ -27,9 +32,9 @@ module.exports = async () => {
   return {
     rootDir: __dirname,
     testMatch: ['<rootDir>/test/**/*.spec.ts'],
-    transform: { '^.+\\.(t|j|mj)s$': swc },
+    transform: { '^.+\\.tsx$': swc(true), '^.+\\.(t|j|mj)s$': swc(false) },
     transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
-    moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
+    moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json'],
     testEnvironment: 'node',
     globalSetup: '<rootDir>/test/support/global-setup.js',
     globalTeardown: '<rootDir>/test/support/global-teardown.js',

@@ -14,6 +14,8 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OutboxModule } from './outbox/outbox.module';
+import { WebSharedModule } from './web/shared/web.module';
+import { SiteModule } from './web/site/site.module';
 
 /**
  * The HTTP API: the core, health, metrics and logs, and in front of every route (in this order)
@@ -31,6 +33,9 @@ export class AppModule {
         HealthModule,
         NotificationsModule,
         ...(config.runWorker ? [OutboxModule] : []),
+        WebSharedModule,
+        // Last: its routes take any first path segment (a workspace's slug), so every other route must be matched first.
+        SiteModule,
       ],
       controllers: [MetricsController],
       providers: [

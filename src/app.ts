@@ -4,11 +4,13 @@ import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { ChorusExpressAdapter } from './common/express-adapter';
 import { jsonBody } from './common/http-middleware';
+import { Links } from './config/links';
 import { createLogger, NestPinoLogger, observeRequests } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
+import { pageRequests } from './web/shared/page-requests';
 
 /** The HTTP application, with migrations applied; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
@@ -23,6 +25,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.set('trust proxy', config.trustProxy);
   app.use(observeRequests(logger, app.get(MetricsService)));
   app.use(jsonBody);
+  app.use(pageRequests(app.get(Links)));
   serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);
   return app;

@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Listener } from '../database/listener';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import type { Caller } from '../common/request-context';
 
@@ -20,14 +20,11 @@ const MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class CallerCache implements OnApplicationShutdown {
-  private readonly logger = new Logger('Callers');
   private readonly entries = new Map<string, { caller: Caller; expiresAt: number }>();
   /** Bumped by every clear: a lookup that began before a change must not store what it read. */
   private generation = 0;
-  private listener: Client | null = null;
-  private listening = false;
+  private listener: Listener | null = null;
   private started = false;
-  private stopped = false;
 
   constructor(@Inject(DATABASE_TARGET) private readonly database: DatabaseTarget) {}
 
@@ -54,44 +51,21 @@ export class CallerCache implements OnApplicationShutdown {
   /** Listens lazily: only processes that authenticate requests (not the CLI or a worker) hold the connection. */
   private start(): void {
     this.started = true;
-    if (!this.database.embedded) void this.listen();
+    if (this.database.embedded) return;
+    this.listener = new Listener(
+      this.database.url,
+      [CALLERS_CHANNEL],
+      { notification: () => this.clear(), onStart: () => this.clear(), whileDown: 'every request looks its key up' },
+      'Callers',
+    );
+    this.listener.start();
   }
 
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.database.url });
-    let failed = false;
-    const retry = (why: string) => {
-      if (failed) return;
-      failed = true;
-      this.listening = false;
-      this.clear();
-      if (this.listener === client) this.listener = null;
-      void client.end().catch(() => {});
-      if (this.stopped) return;
-      this.logger.warn(`Not listening for key changes (${why}): every request looks its key up until it is back.`);
-      setTimeout(() => void this.listen(), 1_000).unref();
-    };
-    client.on('notification', () => this.clear());
-    client.on('error', (error) => retry(error.message));
-    client.on('end', () => this.listener === client && retry('connection closed'));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CALLERS_CHANNEL}`);
-      if (this.stopped) return void client.end().catch(() => {});
-      this.listener = client;
-      this.clear(); // whatever changed while nobody listened
-      this.listening = true;
-    } catch (error) {
-      retry((error as Error).message);
-    }
+  private get listening(): boolean {
+    return this.listener?.listening ?? false;
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    this.listening = false;
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => {});
+    await this.listener?.stop();
   }
 }

@@ -1,19 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import ipaddr from 'ipaddr.js';
 import { AppError } from '../common/app-error';
 import type { Caller, ChorusRequest } from '../common/request-context';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { clientNetwork } from '../rate-limit/client-network';
 import { rateLimited, wholeSeconds } from '../rate-limit/rate-limit.headers';
 import { RateLimitStore } from '../rate-limit/rate-limit.store';
 import { ApiKeysService } from './api-keys.service';
-
-/** The client's address; for IPv6 its /64, since one host can use a whole /64. */
-function clientNetwork(ip: string | undefined): string {
-  if (!ip || !ipaddr.isValid(ip)) return 'unknown';
-  const address = ipaddr.process(ip);
-  if (address.kind() === 'ipv4') return address.toString();
-  return `${(address as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
-}
 
 /**
  * Authenticates an API request, and slows down key guessing: once a client address has failed

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { AppError } from '../common/app-error';
+import { isReservedBoardSlug, RESERVED_BOARD_SLUGS } from '../workspaces/reserved-slugs';
 import { SLUG, WorkspacesService } from '../workspaces/workspaces.service';
 import { BoardEntity } from './board.entity';
 
@@ -24,6 +25,25 @@ export class BoardsService {
     return this.boards.find({ where: { workspaceId }, order: { createdAt: 'ASC', slug: 'ASC' } });
   }
 
+  /** The public boards, with how many posts each shows (merged ones left out), as the site's home lists them. */
+  async listPublic(workspaceId: string): Promise<(BoardEntity & { posts: number })[]> {
+    const rows: { id: string; posts: number }[] = await this.boards.query(
+      `SELECT b.id, (SELECT count(*) FROM posts p WHERE p.workspace_id = b.workspace_id AND p.board_id = b.id
+                        AND p.merged_into_id IS NULL)::integer AS posts
+         FROM boards b WHERE b.workspace_id = $1 AND b.public`,
+      [workspaceId],
+    );
+    const counts = new Map(rows.map((row) => [row.id, row.posts]));
+    return (await this.list(workspaceId)).filter((b) => counts.has(b.id)).map((b) => Object.assign(b, { posts: counts.get(b.id)! }));
+  }
+
+  /** A board that anyone may see: a private one is as absent as one that does not exist. */
+  async findPublicBySlug(workspaceId: string, slug: string): Promise<BoardEntity> {
+    const board = await this.boards.findOneBy({ workspaceId, slug, public: true });
+    if (!board) throw AppError.notFound(`board "${slug}"`);
+    return board;
+  }
+
   async findBySlug(workspaceId: string, slug: string, manager: EntityManager = this.boards.manager) {
     const board = await manager.getRepository(BoardEntity).findOneBy({ workspaceId, slug });
     if (!board) throw AppError.notFound(`board "${slug}"`);
@@ -33,6 +53,9 @@ export class BoardsService {
   async create(workspaceSlug: string, input: NewBoard): Promise<BoardEntity> {
     const workspace = await this.workspaces.findBySlug(workspaceSlug);
     if (!SLUG.test(input.slug)) throw AppError.invalid('slug', 'must be lower-case letters, digits and dashes');
+    if (isReservedBoardSlug(input.slug)) {
+      throw AppError.invalid('slug', `must not be one of the public site's own pages: ${RESERVED_BOARD_SLUGS.join(', ')}`);
+    }
     if (await this.boards.existsBy({ workspaceId: workspace.id, slug: input.slug })) {
       throw new AppError('conflict', `Board "${input.slug}" already exists in ${workspaceSlug}.`);
     }

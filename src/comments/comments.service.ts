@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError } from '../common/app-error';
-import { Actor, PostsService } from '../posts/posts.service';
+import { Actor, PostsService, Reader } from '../posts/posts.service';
 import { EventsService } from '../webhooks/events.service';
 import { COMMENT_SELECT, CommentResponse, CommentRow, toCommentResponse } from './comment.mapper';
 import { CommentEntity } from './comment.entity';
@@ -16,7 +16,7 @@ export class CommentsService {
   ) {}
 
   /** All comments of a post, oldest first. */
-  async list(actor: Actor, postId: number): Promise<CommentResponse[]> {
+  async list(actor: Reader, postId: number): Promise<CommentResponse[]> {
     const exists: unknown[] = await this.db.query(`SELECT 1 FROM posts WHERE workspace_id = $1 AND id = $2`, [
       actor.workspaceId,
       postId,

@@ -4,6 +4,10 @@ import { QueryFailedError } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { RequestAuthenticator } from '../auth/request-authenticator';
 import { WorkspaceRateLimiter } from '../rate-limit/workspace-rate-limiter';
+import { Links } from '../config/links';
+import { renderErrorPage } from '../web/shared/error-page';
+import { PageError } from '../web/shared/page-error';
+import { isPagePath } from '../web/shared/routes';
 import { AppError, ErrorCode } from './app-error';
 import type { ChorusRequest } from './request-context';
 
@@ -15,7 +19,10 @@ const HTTP_CODES: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-/** The one place that writes error bodies: `{ error: { code, message } }`. */
+/**
+ * The one place that writes error bodies: `{ error: { code, message } }` for the API, and an
+ * error page for the pages people read (the public site, the dashboard, the email links).
+ */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -24,6 +31,7 @@ export class ErrorFilter implements ExceptionFilter {
     private readonly authenticator: RequestAuthenticator,
     private readonly limiter: WorkspaceRateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly links: Links,
   ) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
@@ -50,9 +58,23 @@ export class ErrorFilter implements ExceptionFilter {
       );
     }
     if (res.headersSent) return;
+    if (exception instanceof PageError || isPagePath(req.path)) {
+      return this.writePage(req, res, exception instanceof PageError ? exception : error);
+    }
     res.status(error.status);
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     res.json({ error: { code: error.code, message: error.message } });
+  }
+
+  /** A page's refusal or failure: an error page, with the status and headers it calls for. */
+  private writePage(req: ChorusRequest, res: Response, error: AppError | PageError): void {
+    const status = error.status;
+    res.status(status);
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html');
+    const workspace = req.site?.workspace ?? null;
+    res.send(renderErrorPage({ status, title: error instanceof PageError ? error.title : undefined, message: error.message, path: req.path, workspace }, this.links));
   }
 
   private toAppError(exception: unknown, req: ChorusRequest): AppError {

@@ -1,6 +1,7 @@
 import type { NextFunction, Response } from 'express';
 import express from 'express';
 import { AppError } from './app-error';
+import { isPagePath } from '../web/shared/routes';
 import type { ChorusRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -42,10 +43,10 @@ const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () 
  * after authentication (401 and 403 come before any problem with the request itself).
  */
 export function jsonBody(req: ChorusRequest, res: Response, next: NextFunction): void {
-  // Only the API takes JSON. The unsubscribe link's one-click POST is a form (RFC 8058), and is not read.
-  if (!hasBody(req) || req.path.startsWith('/email/')) {
+  // Pages (the site, the dashboard, the email links) take forms: src/web/shared/page-requests.ts reads them.
+  if (isPagePath(req.path)) return next();
+  if (!hasBody(req)) {
     req.body = {};
-    if (hasBody(req)) req.resume();
     return next();
   }
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim();

@@ -13,6 +13,11 @@ export interface Caller {
 export interface ChorusRequest extends Request {
   id: string;
   caller?: Caller;
-  /** A problem with the body or query found while parsing it, raised only after authentication. */
-  bodyError?: import('./app-error').AppError;
+  /** On a page of a workspace's public site: the workspace and who is signed in (the site's guard). */
+  site?: import('../web/site/site-context').SiteContext;
+  /**
+   * A problem with the body found while parsing it (an AppError for the API, a PageError for a
+   * page's form), raised only after authentication.
+   */
+  bodyError?: Error;
 }

@@ -89,6 +89,12 @@ export class EnvironmentVariables {
   TRUST_PROXY: string = 'false';
 
   @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1, { message: 'must be at least 1' })
+  SIGN_IN_CLIENT_LIMIT: number = 20;
+
+  @IsOptional()
   @Transform(toBoolean)
   @IsBoolean({ message: 'must be true or false' })
   RUN_WORKER: boolean = true;
@@ -172,6 +178,8 @@ export interface AppConfig {
   rateLimitWindowMs: number;
   /** Failed authentications one client address may make per window. */
   authFailureLimit: number;
+  /** Sign-in emails (public site and dashboard) one client address may ask for per hour. */
+  signInClientLimit: number;
   /** Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the client address. */
   trustProxy: boolean | number | string;
   baseUrl: string;
@@ -261,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: vars.REDIS_URL,
     rateLimitWindowMs: vars.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: vars.AUTH_FAILURE_LIMIT,
+    signInClientLimit: vars.SIGN_IN_CLIENT_LIMIT,
     trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     baseUrl,
     publicBaseUrl: stripSlash(vars.PUBLIC_BASE_URL ?? baseUrl),

@@ -9,6 +9,7 @@ import { CallerChanges1763790000000 } from '../../migrations/1763790000000-Calle
 import { WorkspaceSearch1763790000001 } from '../../migrations/1763790000001-WorkspaceSearch';
 import { WorkspaceSearchKeys1763790000002 } from '../../migrations/1763790000002-WorkspaceSearchKeys';
 import { DeliveryQueueOrder1763796100000 } from '../../migrations/1763796100000-DeliveryQueueOrder';
+import { SiteSessions1763800000000 } from '../../migrations/1763800000000-SiteSessions';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   WorkspaceSearch1763790000001,
   WorkspaceSearchKeys1763790000002,
   DeliveryQueueOrder1763796100000,
+  SiteSessions1763800000000,
 ];
 
 /**

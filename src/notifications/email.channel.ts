@@ -1,19 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import type { Channel, ClaimedDelivery, Outcome } from '../outbox/channel';
+import { SecretBox } from '../common/secret-box';
 import { MailMessage, Mailer } from './mailer';
+import { SIGN_IN_EMAIL, sealedBodyContext } from './sign-in-email';
 
-/** A voter's email, through SMTP_URL (or an .eml file). Success is the server's 250. */
+/**
+ * A voter's email, or a sign-in code's (whose body is sealed: it holds the code), through
+ * SMTP_URL (or an .eml file). Success is the server's 250.
+ */
 @Injectable()
 export class EmailChannel implements Channel {
   readonly kind = 'email';
 
-  constructor(private readonly mailer: Mailer) {}
+  constructor(
+    private readonly mailer: Mailer,
+    private readonly box: SecretBox,
+  ) {}
 
   async send(delivery: ClaimedDelivery): Promise<Outcome> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
     try {
-      await this.mailer.send(JSON.parse(delivery.body) as MailMessage);
+      const body = delivery.event_type === SIGN_IN_EMAIL ? this.box.open(delivery.body, sealedBodyContext(delivery.id)) : delivery.body;
+      await this.mailer.send(JSON.parse(body) as MailMessage);
       return { ok: true, statusCode: 250, error: null, durationMs: took(), responseBody: null, retryAfterMs: null };
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { runStatementsPrepared, sqlInt, sqlText, sqlUuids } from '../database/queries';
 import { EndpointsService, SealedTarget } from '../webhooks/endpoints.service';
+import { SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS } from '../notifications/sign-in-email';
 import { ClaimedDelivery, EndpointTarget, Sendable } from './channel';
 import { Lease } from './lease';
 import { CLAIM_LOCK, monthlyReservation, Quota } from './quota';
@@ -171,10 +172,17 @@ export class Scheduler {
         targets.set(target_id, this.endpoints.openTarget({ id: target_id, kind, url_sealed, enabled, secret_sealed, rotated_secrets }, now));
       }
     }
-    const unsubscribed = await this.unsubscribed(claimed.filter((d) => d.recipient !== null));
+    const unsubscribed = await this.unsubscribed(claimed.filter((d) => d.recipient !== null && d.event_type !== SIGN_IN_EMAIL));
     const wanted: Sendable[] = [];
     for (const row of claimed) {
       const delivery = claimedDelivery(row);
+      if (delivery.event_type === SIGN_IN_EMAIL) {
+        // Asked for by the person it goes to: no unsubscribe, and no use once its code expired.
+        if (now.getTime() - delivery.event_created_at.getTime() >= SIGN_IN_LIFETIME_MS) {
+          await this.recorder.finish(delivery, 'cancelled', 'expired');
+        } else wanted.push({ delivery, kind: 'email', endpoint: null });
+        continue;
+      }
       if (delivery.recipient !== null) {
         if (unsubscribed.has(`${delivery.workspace_id} ${delivery.recipient.toLowerCase()}`)) {
           await this.recorder.finish(delivery, 'cancelled', 'unsubscribed');
@@ -250,7 +258,10 @@ export class Scheduler {
         all.filter((s) => s.kind !== 'email'),
         reserved.byClaim.get(workspaceId),
       );
-      const emails = all.filter((s) => s.kind === 'email');
+      // Sign-in emails are not notifications: a person asked for each (their limits are where it
+      // is asked for), on every plan, and none counts against the workspace's quotas.
+      go.push(...all.filter((s) => s.delivery.event_type === SIGN_IN_EMAIL));
+      const emails = all.filter((s) => s.kind === 'email' && s.delivery.event_type !== SIGN_IN_EMAIL);
       if (emails.length === 0) continue;
       const allowed = await this.quota.reserveEmails(workspaceId, emails.length);
       await this.recorder.defer(

@@ -8,6 +8,7 @@ import type { Caller } from '../common/request-context';
 import { Links } from '../config/links';
 import { readRows, updateReturning } from '../database/queries';
 import { EventsService } from '../webhooks/events.service';
+import { announceSiteChange } from '../workspaces/site-changes';
 import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
 import { PostCategory, PostEntity, PostStatus } from './post.entity';
 import { PostResponse, PostRow, postSelect, toPostResponse, VoterResponse } from './post.mapper';
@@ -15,6 +16,8 @@ import { StatusChangeEntity } from './status-change.entity';
 
 /** Who acts: an API key's workspace and creator, or the CLI and seed acting as a member. */
 export type Actor = Pick<Caller, 'workspaceId' | 'workspaceSlug' | 'personId'>;
+/** Who reads: a workspace, as its links name it. */
+export type Reader = Pick<Actor, 'workspaceId' | 'workspaceSlug'>;
 
 export interface NewPost {
   board: string;
@@ -26,6 +29,8 @@ export interface NewPost {
 
 export interface PostFilter {
   board?: string;
+  /** Only posts of public boards (the public site's roadmap). */
+  publicOnly?: boolean;
   status?: PostStatus;
   q?: string;
   sort: 'new' | 'top';
@@ -66,7 +71,7 @@ export class PostsService {
     private readonly links: Links,
   ) {}
 
-  async list(actor: Actor, filter: PostFilter): Promise<PostPage> {
+  async list(actor: Reader, filter: PostFilter): Promise<PostPage> {
     const params: unknown[] = [actor.workspaceId];
     const where = ['p.workspace_id = $1'];
     if (filter.board) {
@@ -74,6 +79,7 @@ export class PostsService {
       params.push(board.id);
       where.push(`p.board_id = $${params.length}`);
     }
+    if (filter.publicOnly) where.push('p.board_id IN (SELECT b.id FROM boards b WHERE b.workspace_id = $1 AND b.public)');
     if (filter.status) {
       params.push(filter.status);
       where.push(`p.status = $${params.length}`);
@@ -123,7 +129,7 @@ export class PostsService {
     );
   }
 
-  async get(actor: Actor, id: number, manager: EntityManager = this.db.manager): Promise<PostResponse> {
+  async get(actor: Reader, id: number, manager: EntityManager = this.db.manager): Promise<PostResponse> {
     const rows: PostRow[] = await manager.query(`${postSelect()} WHERE p.workspace_id = $1 AND p.id = $2`, [
       actor.workspaceId,
       id,
@@ -234,6 +240,16 @@ export class PostsService {
     });
   }
 
+  /** Which of these posts a person's vote is on. */
+  async votedBy(reader: Reader, personId: string, postIds: number[]): Promise<Set<number>> {
+    const rows = await readRows<{ post_id: string }>(
+      this.db,
+      `SELECT post_id FROM votes WHERE workspace_id = $1 AND post_id = ANY ($2::bigint[]) AND person_id = $3`,
+      [reader.workspaceId, postIds, personId],
+    );
+    return new Set(rows.map((row) => Number(row.post_id)));
+  }
+
   /** The people who voted for a post, newest vote first: names only, never an email. */
   async listVoters(actor: Actor, id: number, page: Page): Promise<{ data: VoterResponse[]; has_more: boolean; next_offset: number | null }> {
     await this.get(actor, id);
@@ -293,6 +309,8 @@ export class PostsService {
       for (const postId of new Set(removed.map((row) => Number(row.post_id)))) {
         await this.recountVotes(manager, actor.workspaceId, postId);
       }
+      // No event tells of a vote taken back; the public pages must still hear of it.
+      if (removed.length > 0) await announceSiteChange(manager, actor.workspaceId);
       return removed.length > 0;
     });
   }

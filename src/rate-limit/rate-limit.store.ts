@@ -24,20 +24,20 @@ export interface Tally {
  * is never counted.
  */
 class MemoryWindows {
-  private readonly hits = new Map<string, number[]>();
+  private readonly hits = new Map<string, { log: number[]; windowMs: number }>();
 
   count(key: string, limit: number, windowMs: number, add: boolean, now = Date.now()): Tally {
-    const log = (this.hits.get(key) ?? []).filter((at) => at > now - windowMs);
+    const log = (this.hits.get(key)?.log ?? []).filter((at) => at > now - windowMs);
     const allowed = add && log.length < limit;
     if (allowed) log.push(now);
-    if (log.length > 0) this.hits.set(key, log);
+    if (log.length > 0) this.hits.set(key, { log, windowMs });
     else this.hits.delete(key);
     return { allowed, count: log.length, resetInMs: log.length > 0 ? log[0] + windowMs - now : windowMs };
   }
 
   /** Forgets counters with nothing left in their window. */
-  sweep(windowMs: number, now = Date.now()): void {
-    for (const [key, log] of this.hits) if (log[log.length - 1] <= now - windowMs) this.hits.delete(key);
+  sweep(now = Date.now()): void {
+    for (const [key, { log, windowMs }] of this.hits) if (log[log.length - 1] <= now - windowMs) this.hits.delete(key);
   }
 }
 
@@ -74,13 +74,13 @@ export class RateLimitStore implements OnApplicationShutdown {
       : null;
     this.redis?.on('error', () => {}); // reported through fallBack(), once per outage
     this.redis?.defineCommand('chorusWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
-    this.sweeper = setInterval(() => this.memory.sweep(config.rateLimitWindowMs), config.rateLimitWindowMs);
+    this.sweeper = setInterval(() => this.memory.sweep(), config.rateLimitWindowMs);
     this.sweeper.unref();
   }
 
-  /** Counts a request against `key` if it fits within `limit`. */
-  take(key: string, limit: number): Promise<Tally> {
-    return this.count(key, limit, true);
+  /** Counts a request against `key` if it fits within `limit` in the window (RATE_LIMIT_WINDOW_MS unless given). */
+  take(key: string, limit: number, windowMs = this.config.rateLimitWindowMs): Promise<Tally> {
+    return this.count(key, limit, true, windowMs);
   }
 
   /** Whether Redis answers; null when no REDIS_URL is set. */
@@ -97,8 +97,7 @@ export class RateLimitStore implements OnApplicationShutdown {
     return this.config.rateLimitWindowMs;
   }
 
-  private async count(key: string, limit: number, add: boolean): Promise<Tally> {
-    const windowMs = this.config.rateLimitWindowMs;
+  private async count(key: string, limit: number, add: boolean, windowMs: number): Promise<Tally> {
     if (this.redis && Date.now() >= this.redisRetryAt) {
       try {
         const [allowed, count, resetInMs] = (await (this.redis as any).chorusWindow(

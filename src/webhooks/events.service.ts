@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { SITE_CHANNEL } from '../workspaces/site-changes';
 import type { EventType } from './outbox-event.entity';
 
 /** The channel on which committed events wake the outbox processors. */
@@ -20,7 +21,7 @@ export class EventsService {
     actorId: string | null = null,
   ): Promise<void> {
     // The endpoints subscribed now are the ones that get it, however long fan-out takes.
-    // One round trip: the NOTIFY rides on the insert.
+    // One round trip: the NOTIFYs ride on the insert (the outbox's, and the public pages').
     await manager.query(
       `WITH event AS (
          INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
@@ -28,8 +29,8 @@ export class EventsService {
            SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
             WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')
          RETURNING id)
-       SELECT pg_notify($5, '') FROM event`,
-      [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL],
+       SELECT pg_notify($5, ''), pg_notify($6, $1::text) FROM event`,
+      [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL, SITE_CHANNEL],
     );
   }
 }

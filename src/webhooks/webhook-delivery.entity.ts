@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
-export type DeliveryReason = 'quota_exceeded' | 'endpoint_disabled' | 'retries_exhausted' | 'unsubscribed';
+export type DeliveryReason = 'quota_exceeded' | 'endpoint_disabled' | 'retries_exhausted' | 'unsubscribed' | 'expired';
 
 /**
  * One event for one endpoint, or one voter's email about it. `body` is serialised once; every

@@ -4,7 +4,10 @@ import { EntityManager, Repository } from 'typeorm';
 import { CallerCache } from '../auth/caller-cache';
 import { AppError } from '../common/app-error';
 import { PersonEntity } from './person.entity';
+import { updateReturning } from '../database/queries';
 import { Plan } from './plans';
+import { announceSiteChange } from './site-changes';
+import { isReservedWorkspaceSlug, RESERVED_ROOT_SEGMENTS } from './reserved-slugs';
 import { WorkspaceEntity } from './workspace.entity';
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -25,6 +28,9 @@ export class WorkspacesService {
   async create(input: { name: string; slug: string; plan: Plan }): Promise<WorkspaceEntity> {
     if (!SLUG.test(input.slug)) {
       throw AppError.invalid('slug', 'must be lower-case letters, digits and dashes');
+    }
+    if (isReservedWorkspaceSlug(input.slug)) {
+      throw AppError.invalid('slug', `must not be one of the service's own paths: ${RESERVED_ROOT_SEGMENTS.join(', ')}`);
     }
     if (await this.workspaces.existsBy({ slug: input.slug })) {
       throw new AppError('conflict', `A workspace with slug "${input.slug}" already exists.`);
@@ -78,6 +84,38 @@ export class WorkspacesService {
     const person = await this.findByEmail(workspaceId, email);
     if (!person || person.kind !== 'member') throw AppError.notFound(`member with email ${email}`);
     return person;
+  }
+
+  /**
+   * The person who signs in to the public site with this email: the workspace's person with it
+   * (any case), the one the API's `author.email` finds, or a new user with the name. With
+   * `rename` (SSO: the customer's app knows the name) the name shown becomes this one. A guest
+   * who signs in is a known user from then on.
+   */
+  async signInPerson(
+    workspaceId: string,
+    who: { email: string; name: string },
+    rename: boolean,
+    manager: EntityManager = this.people.manager,
+  ): Promise<PersonEntity> {
+    const inserted: { id: string }[] = await manager.query(
+      `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'user', $2, $3)
+       ON CONFLICT (workspace_id, lower(email)) WHERE email IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [workspaceId, who.name, who.email],
+    );
+    if (inserted.length === 0) {
+      const [changed] = await updateReturning<{ id: string }>(
+        manager,
+        `UPDATE people SET kind = CASE WHEN kind = 'guest' THEN 'user' ELSE kind END,
+                name = CASE WHEN $4 THEN $3 ELSE name END
+          WHERE workspace_id = $1 AND lower(email) = lower($2) AND (kind = 'guest' OR ($4 AND name <> $3))
+         RETURNING id`,
+        [workspaceId, who.email, who.name, rename],
+      );
+      if (changed) await announceSiteChange(manager, workspaceId);
+    }
+    return (await this.findByEmail(workspaceId, who.email, manager))!;
   }
 
   /**

@@ -24,8 +24,9 @@ export const onEmbeddedDatabase = (): boolean =>
   JSON.parse(process.env.CHORUS_TEST_DATABASE ?? '{}').kind === 'embedded';
 
 /**
- * The real application on a free port, on this run's test database. Failed-authentication
- * limits are lifted unless a test sets AUTH_FAILURE_LIMIT: every test calls from 127.0.0.1.
+ * The real application on a free port, on this run's test database. Failed-authentication and
+ * sign-in email limits per client address are lifted unless a test sets AUTH_FAILURE_LIMIT or
+ * SIGN_IN_CLIENT_LIMIT: every test calls from 127.0.0.1.
  * The outbox processor runs only when a test passes RUN_WORKER: 'true': any processor may claim
  * any workspace's deliveries with its own configuration (retry schedule, private targets), so
  * only the tests about deliveries run one (see processor-lock.ts).
@@ -33,6 +34,7 @@ export const onEmbeddedDatabase = (): boolean =>
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
     AUTH_FAILURE_LIMIT: '100000',
+    SIGN_IN_CLIENT_LIMIT: '100000',
     BASE_URL: 'https://chorus.test',
     PUBLIC_BASE_URL: 'https://boards.chorus.test',
     RUN_WORKER: 'false',

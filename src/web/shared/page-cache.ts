@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { CALLERS_CHANNEL } from '../../auth/caller-cache';
+import { DATABASE_TARGET, DatabaseTarget } from '../../database/database';
+import { Listener } from '../../database/listener';
+import { SITE_CHANNEL } from '../../workspaces/site-changes';
+
+const MAX_VALIDATORS = 10_000;
+const MAX_WORKSPACES = 10_000;
+
+/** A page's validator: a hash of the bytes sent. */
+export const etagOf = (body: string) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+
+/** Whether an If-None-Match header names this validator (weak comparison, as RFC 9110 asks for it). */
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * What this instance knows of public pages without reading them again, for visitors without a
+ * session:
+ * - each workspace's version: a count of the changes to what its pages show (posts, votes,
+ *   comments, boards, names) announced on `chorus_site` at commit, from whichever process made
+ *   them (SITE_CHANNEL);
+ * - the validator (ETag) each page address was last sent with, and the version it was rendered
+ *   at: while that version holds, a revalidation is answered 304 without reading anything;
+ * - workspaces by slug (a change to the workspaces table is announced on `chorus_callers`,
+ *   which also makes every page stale).
+ * All of it is trusted only while the LISTEN connection is up; meanwhile (and always on the
+ * embedded database, where NOTIFY does not cross connections) every page is rendered and its
+ * hash compared, so a 304 is still right, only not free. A page's version is read before
+ * anything it shows, so a change committed while it renders makes it stale rather than wrongly
+ * fresh. Between a commit and its announcement reaching this instance (about a millisecond), a
+ * revalidation may still be answered 304.
+ */
+@Injectable()
+export class PageCache implements OnModuleInit, OnApplicationShutdown {
+  private readonly versions = new Map<string, number>();
+  private readonly validators = new Map<string, { etag: string; workspaceId: string; version: string }>();
+  private readonly workspaces = new Map<string, unknown>();
+  private epoch = 0;
+  private listener: Listener | null = null;
+
+  constructor(@Inject(DATABASE_TARGET) private readonly database: DatabaseTarget) {}
+
+  onModuleInit(): void {
+    if (this.database.embedded) return;
+    this.listener = new Listener(
+      this.database.url,
+      [SITE_CHANNEL, CALLERS_CHANNEL],
+      {
+        notification: (channel, workspaceId) => (channel === SITE_CHANNEL ? this.changed(workspaceId) : this.forgetAll()),
+        onStart: () => this.forgetAll(),
+        whileDown: 'every page is rendered to be revalidated',
+      },
+      'Pages',
+    );
+    this.listener.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.listener?.stop();
+  }
+
+  private get listening(): boolean {
+    return this.listener?.listening ?? false;
+  }
+
+  private changed(workspaceId: string): void {
+    if (!this.versions.has(workspaceId) && this.versions.size >= MAX_WORKSPACES) this.forgetAll();
+    this.versions.set(workspaceId, (this.versions.get(workspaceId) ?? 0) + 1);
+  }
+
+  private forgetAll(): void {
+    this.epoch++;
+    this.versions.clear();
+    this.validators.clear();
+    this.workspaces.clear();
+  }
+
+  /** The workspace's pages' version now; null while changes could go unheard. */
+  version(workspaceId: string): string | null {
+    return this.listening ? `${this.epoch}.${this.versions.get(workspaceId) ?? 0}` : null;
+  }
+
+  /** The validator of this address when a revalidation with it can be answered 304 without rendering; else null. */
+  fresh(address: string, ifNoneMatch: string | undefined): string | null {
+    if (!ifNoneMatch || !this.listening) return null;
+    const known = this.validators.get(address);
+    return known && matchesEtag(ifNoneMatch, known.etag) && this.version(known.workspaceId) === known.version ? known.etag : null;
+  }
+
+  /** Remembers what a page was sent with, rendered at `version` (read before its content). */
+  remember(address: string, workspaceId: string, version: string | null, etag: string): void {
+    if (version === null || version !== this.version(workspaceId)) return;
+    if (this.validators.size >= MAX_VALIDATORS) this.validators.delete(this.validators.keys().next().value!);
+    this.validators.set(address, { etag, workspaceId, version });
+  }
+
+  /** A workspace by slug, as `load` found it, kept while this instance hears of changes to workspaces. */
+  async workspace<T>(slug: string, load: () => Promise<T | null>): Promise<T | null> {
+    if (this.listening && this.workspaces.has(slug)) return this.workspaces.get(slug) as T | null;
+    const epoch = this.epoch;
+    const found = await load();
+    if (found && this.listening && epoch === this.epoch) {
+      if (this.workspaces.size >= MAX_WORKSPACES) this.workspaces.clear();
+      this.workspaces.set(slug, found);
+    }
+    return found;
+  }
+}

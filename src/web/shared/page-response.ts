@@ -1,0 +1,85 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { Response } from 'express';
+import { map, Observable, of } from 'rxjs';
+import type { ChorusRequest } from '../../common/request-context';
+import { etagOf, matchesEtag, PageCache } from './page-cache';
+
+/** How a page may be kept: by anyone (a visitor without a session), or by no one. */
+export type Caching = { public: true; workspaceId: string; version: string | null } | { public: false };
+
+/** What a page handler answers with: a document (HTML, or a feed), rendered. */
+export class Page {
+  constructor(
+    readonly body: string,
+    readonly caching: Caching,
+    readonly status = 200,
+    readonly type = 'text/html; charset=utf-8',
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** What a form's handler answers with when it worked: 303 back to a page (or 301 to a page's canonical address). */
+export class Redirect {
+  constructor(
+    readonly location: string,
+    readonly status: 301 | 303 = 303,
+  ) {}
+}
+
+const PUBLIC = 'public, max-age=0, must-revalidate';
+const PRIVATE = 'private, no-store';
+
+/**
+ * Sends what page handlers answer, in one place: status, type and caching headers. A public
+ * page carries an ETag (a hash of its bytes) and is answered 304 when the visitor's copy is
+ * current: before the handler runs when this instance knows the address is unchanged
+ * (PageCache), else after rendering, by comparing hashes. A page for someone signed in is
+ * private and never stored. Redirects are not cached either (a post merged later must move).
+ */
+@Injectable()
+export class PageResponses implements NestInterceptor {
+  constructor(private readonly cache: PageCache) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<ChorusRequest>();
+    const res = http.getResponse<Response>();
+    const ifNoneMatch = req.headers['if-none-match'];
+    const current = (req.method === 'GET' || req.method === 'HEAD') && req.site?.anonymous ? this.cache.fresh(req.originalUrl, ifNoneMatch) : null;
+    if (current) {
+      res.status(304);
+      res.setHeader('ETag', current);
+      res.setHeader('Cache-Control', PUBLIC);
+      res.setHeader('Vary', 'Cookie');
+      return of('');
+    }
+    return next.handle().pipe(map((result: unknown) => this.send(req, res, result, ifNoneMatch)));
+  }
+
+  private send(req: ChorusRequest, res: Response, result: unknown, ifNoneMatch: string | undefined): string {
+    if (result instanceof Redirect) {
+      res.status(result.status);
+      res.setHeader('Location', result.location);
+      res.setHeader('Cache-Control', 'no-cache');
+      return '';
+    }
+    if (!(result instanceof Page)) throw new Error(`A page handler answered ${typeof result}, not a Page or a Redirect.`);
+    for (const name in result.headers) res.setHeader(name, result.headers[name]);
+    res.setHeader('Content-Type', result.type);
+    res.status(result.status);
+    if (!result.caching.public || !req.site?.anonymous || result.status !== 200) {
+      res.setHeader('Cache-Control', PRIVATE);
+      return result.body;
+    }
+    const etag = etagOf(result.body);
+    res.setHeader('ETag', etag);
+    res.setHeader('Cache-Control', PUBLIC);
+    res.setHeader('Vary', 'Cookie');
+    this.cache.remember(req.originalUrl, result.caching.workspaceId, result.caching.version, etag);
+    if (matchesEtag(ifNoneMatch, etag)) {
+      res.status(304);
+      return '';
+    }
+    return result.body;
+  }
+}

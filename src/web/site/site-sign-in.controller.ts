@@ -1,0 +1,212 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import type { Response } from 'express';
+import { Public } from '../../auth/public.decorator';
+import { AppError } from '../../common/app-error';
+import type { ChorusRequest } from '../../common/request-context';
+import { validateForm } from '../../common/validation';
+import { Links } from '../../config/links';
+import { clientNetwork } from '../../rate-limit/client-network';
+import { SsoRefusal, SsoService } from '../../workspaces/sso.service';
+import { WorkspacesService } from '../../workspaces/workspaces.service';
+import { clearCookie, readCookie, setCookie } from '../shared/cookies';
+import { SignInForm } from '../shared/form-kind';
+import { FormTokens } from '../shared/form-tokens';
+import { emptyForm, FormState } from '../shared/forms';
+import { PageError } from '../shared/page-error';
+import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { newSecret, SessionsService } from '../shared/sessions.service';
+import { SignInService } from '../shared/sign-in.service';
+import { SignInDto } from './dto/sign-in.dto';
+import type { SiteContext } from './site-context';
+import { SiteCookies, SiteGuard } from './site.guard';
+import { SitePaths } from './site-paths';
+import { codePage, linkPage, signInPage } from './views/sign-in';
+
+type Form = Record<string, string | undefined>;
+const PRIVATE = { public: false as const };
+
+/**
+ * Signing in to a workspace's public site, by an emailed code (or its link) or by SSO from the
+ * customer's app, and signing out. Every sign-in starts a new session; the way back is always a
+ * page of this workspace's site.
+ */
+@ApiExcludeController()
+@Public()
+@SkipThrottle()
+@UseGuards(SiteGuard)
+@UseInterceptors(PageResponses)
+@Controller(':workspace')
+export class SiteSignInController {
+  constructor(
+    private readonly signIn: SignInService,
+    private readonly sso: SsoService,
+    private readonly workspaces: WorkspacesService,
+    private readonly sessions: SessionsService,
+    private readonly cookies: SiteCookies,
+    private readonly tokens: FormTokens,
+    private readonly paths: SitePaths,
+    private readonly links: Links,
+  ) {}
+
+  @Get('sign-in')
+  form(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Query('redirect') redirect: unknown): Page {
+    return this.signInForm(req, res, this.paths.back(req.site!.workspace.slug, redirect), emptyForm());
+  }
+
+  @Post('sign-in')
+  @SignInForm()
+  @HttpCode(303)
+  async send(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
+    const site = req.site!;
+    const redirect = this.paths.back(site.workspace.slug, form.redirect);
+    const typed = { email: form.email ?? '', name: form.name ?? '' };
+    const checked = await validateForm(SignInDto, typed, ['email', 'name']);
+    if ('errors' in checked) return this.signInForm(req, res, redirect, { values: typed, errors: checked.errors }, 400);
+    try {
+      await this.signIn.sendCode({
+        workspaceId: site.workspace.id,
+        place: site.workspace.name,
+        kind: 'visitor',
+        email: checked.value.email,
+        name: checked.value.name,
+        flow: this.flow(req, res),
+        client: clientNetwork(req.ip),
+        link: (token) => this.paths.url(site.workspace.slug, `/sign-in/link/${token}`),
+      });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'rate_limited') throw error;
+      res.setHeader('Retry-After', error.headers['Retry-After']);
+      return this.signInForm(req, res, redirect, { values: typed, errors: { _form: `${error.message} Nothing was sent.` } }, 429);
+    }
+    return new Redirect(this.codePath(site, redirect));
+  }
+
+  @Get('sign-in/code')
+  async code(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Query('redirect') redirect: unknown): Promise<Page> {
+    return this.codeForm(req, res, this.paths.back(req.site!.workspace.slug, redirect), emptyForm());
+  }
+
+  @Post('sign-in/code')
+  @SignInForm()
+  @HttpCode(303)
+  async enter(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
+    const site = req.site!;
+    const redirect = this.paths.back(site.workspace.slug, form.redirect);
+    const claim = await this.signIn.checkCode(site.workspace.id, 'visitor', this.flow(req, res), form.code ?? '');
+    if (typeof claim === 'string') return this.codeForm(req, res, redirect, { values: {}, errors: { _form: claim } }, 400);
+    await this.startSession(req, res, claim.email, claim.name, false);
+    return new Redirect(redirect);
+  }
+
+  @Get('sign-in/link/:token')
+  async link(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Param('token') token: string): Promise<Page> {
+    const site = req.site!;
+    const problem = await this.signIn.checkLink(site.workspace.id, 'visitor', token);
+    const html = linkPage(this.paths.frame(site, this.here(req)), {
+      problem,
+      action: this.paths.of(site.workspace.slug, `/sign-in/link/${token}`),
+      token: this.tokens.for(this.flow(req, res)),
+      canonical: this.paths.url(site.workspace.slug, '/sign-in'),
+      again: this.paths.of(site.workspace.slug, '/sign-in'),
+    });
+    return new Page(html, PRIVATE, problem ? 410 : 200, undefined, { 'Referrer-Policy': 'no-referrer' });
+  }
+
+  @Post('sign-in/link/:token')
+  @SignInForm()
+  @HttpCode(303)
+  async useLink(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Param('token') token: string): Promise<Redirect> {
+    const site = req.site!;
+    const claim = await this.signIn.useLink(site.workspace.id, 'visitor', token);
+    if (typeof claim === 'string') throw new PageError(410, 'This link no longer works', claim);
+    await this.startSession(req, res, claim.email, claim.name, false);
+    return new Redirect(this.paths.home(site.workspace.slug));
+  }
+
+  /** `/<workspace>/sso?token=<jwt>&redirect=<path>`: the customer's app vouches for its user. */
+  @Get('sso')
+  async singleSignOn(
+    @Req() req: ChorusRequest,
+    @Res({ passthrough: true }) res: Response,
+    @Query('token') token: unknown,
+    @Query('redirect') redirect: unknown,
+  ): Promise<Redirect> {
+    const site = req.site!;
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    if (typeof token !== 'string' || token === '') throw PageError.badRequest('Single sign-on did not work', 'The address has no token ("token").');
+    let who;
+    try {
+      who = await this.sso.verify(site.workspace.id, token);
+    } catch (error) {
+      if (error instanceof SsoRefusal) throw PageError.badRequest('Single sign-on did not work', error.message);
+      throw error;
+    }
+    await this.startSession(req, res, who.email, who.name, true);
+    return new Redirect(this.paths.back(site.workspace.slug, redirect));
+  }
+
+  @Post('sign-out')
+  @HttpCode(303)
+  async signOut(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Redirect> {
+    const site = req.site!;
+    await this.sessions.end(site.visitor!.token);
+    clearCookie(res, this.cookies.session(site.workspace.slug));
+    return new Redirect(this.paths.back(site.workspace.slug, form.back));
+  }
+
+  /** A new session (a new id at every sign-in, the one before ended), and its cookie. */
+  private async startSession(req: ChorusRequest, res: Response, email: string, name: string | null, rename: boolean): Promise<void> {
+    const site = req.site!;
+    const person = await this.workspaces.signInPerson(site.workspace.id, { email, name: name ?? email.split('@')[0] }, rename);
+    if (site.visitor) await this.sessions.end(site.visitor.token);
+    const { token } = await this.sessions.start(site.workspace.id, 'visitor', person.id);
+    setCookie(res, this.cookies.session(site.workspace.slug), token);
+    clearCookie(res, this.cookies.signIn(site.workspace.slug));
+  }
+
+  /** This browser's sign-in under way: its cookie's secret, made (or kept fresh) here. */
+  private flow(req: ChorusRequest, res: Response): string {
+    const spec = this.cookies.signIn(req.site!.workspace.slug);
+    const flow = readCookie(req, spec) ?? newSecret();
+    setCookie(res, spec, flow);
+    return flow;
+  }
+
+  private here(req: ChorusRequest): string {
+    return this.links.publicPath(req.originalUrl);
+  }
+
+  private codePath(site: SiteContext, redirect: string): string {
+    const path = this.paths.of(site.workspace.slug, '/sign-in/code');
+    return redirect === this.paths.home(site.workspace.slug) ? path : `${path}?redirect=${encodeURIComponent(redirect)}`;
+  }
+
+  private signInForm(req: ChorusRequest, res: Response, redirect: string, form: FormState, status = 200): Page {
+    const site = req.site!;
+    const html = signInPage(this.paths.frame(site, this.here(req)), {
+      form,
+      action: this.paths.of(site.workspace.slug, '/sign-in'),
+      token: this.tokens.for(this.flow(req, res)),
+      redirect,
+      canonical: this.paths.url(site.workspace.slug, '/sign-in'),
+    });
+    return new Page(html, PRIVATE, status);
+  }
+
+  private async codeForm(req: ChorusRequest, res: Response, redirect: string, form: FormState, status = 200): Promise<Page> {
+    const site = req.site!;
+    const flow = this.flow(req, res);
+    const html = codePage(this.paths.frame(site, this.here(req)), {
+      form,
+      action: this.paths.of(site.workspace.slug, '/sign-in/code'),
+      token: this.tokens.for(flow),
+      redirect,
+      canonical: this.paths.url(site.workspace.slug, '/sign-in'),
+      email: await this.signIn.pendingEmail(site.workspace.id, 'visitor', flow),
+      again: this.paths.signIn(site.workspace.slug, redirect),
+    });
+    return new Page(html, PRIVATE, status);
+  }
+}

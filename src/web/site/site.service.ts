@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { BoardEntity } from '../../boards/board.entity';
+import { BoardsService } from '../../boards/boards.service';
+import { AppError } from '../../common/app-error';
+import { CommentResponse } from '../../comments/comment.mapper';
+import { CommentsService } from '../../comments/comments.service';
+import { Links } from '../../config/links';
+import { readRows } from '../../database/queries';
+import { PostStatus } from '../../posts/post.entity';
+import type { PostResponse } from '../../posts/post.mapper';
+import { PostPage, PostsService } from '../../posts/posts.service';
+import { PageCache } from '../shared/page-cache';
+import { PublicWorkspace, readerOf, SiteContext } from './site-context';
+
+export const PAGE_SIZE = 25;
+export const ROADMAP_STATUSES = ['planned', 'in_progress', 'done'] as const satisfies readonly PostStatus[];
+const ROADMAP_SIZE = 20;
+const FEED_SIZE = 50;
+/** The sitemap protocol's limit of addresses in one file. */
+const SITEMAP_SIZE = 50_000;
+
+export interface BoardQuery {
+  sort: 'new' | 'top';
+  status?: PostStatus;
+  q?: string;
+  offset: number;
+}
+
+/** Where a post's page is: here, or (a stale address, a merged post) elsewhere. */
+export type PostLookup = { post: PostResponse; board: BoardEntity } | { moved: string };
+
+/**
+ * What the public site reads, through the services the API reads with. A private board, its
+ * posts and anything about them are `not_found` here, exactly as a board that does not exist.
+ */
+@Injectable()
+export class SiteService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly boards: BoardsService,
+    private readonly posts: PostsService,
+    private readonly commentsService: CommentsService,
+    private readonly cache: PageCache,
+    private readonly links: Links,
+  ) {}
+
+  async workspace(slug: string): Promise<PublicWorkspace> {
+    const workspace = await this.cache.workspace(slug, async () => {
+      const rows = await readRows<PublicWorkspace>(this.db, `SELECT id, slug, name FROM workspaces WHERE slug = $1`, [slug]);
+      return rows[0] ?? null;
+    });
+    if (!workspace) throw AppError.notFound('workspace');
+    return workspace;
+  }
+
+  home(site: SiteContext) {
+    return this.boards.listPublic(site.workspace.id);
+  }
+
+  board(site: SiteContext, slug: string): Promise<BoardEntity> {
+    return this.boards.findPublicBySlug(site.workspace.id, slug);
+  }
+
+  /** A page of a public board's posts, as the API lists them (merged ones left out), and which of them the visitor voted for. */
+  async boardPage(site: SiteContext, board: BoardEntity, query: BoardQuery): Promise<{ page: PostPage; voted: Set<number> }> {
+    const page = await this.posts.list(readerOf(site), {
+      board: board.slug,
+      status: query.status,
+      q: query.q,
+      sort: query.sort,
+      includeMerged: false,
+      limit: PAGE_SIZE,
+      offset: query.offset,
+    });
+    return { page, voted: await this.votedBy(site, page.data) };
+  }
+
+  /**
+   * A post by the id in its address, on a public board. Its own address is its `url`: asked for
+   * under another slug or board, it has moved there; a merged post has moved to its target's
+   * (unless the target is not public, when it is simply not found).
+   */
+  async post(site: SiteContext, id: number): Promise<PostLookup> {
+    const { post, board } = await this.publicPost(site, id);
+    if (post.merged_into) {
+      const target = await this.posts.get(readerOf(site), post.merged_into.id);
+      await this.boards.findPublicBySlug(site.workspace.id, target.board.slug);
+      return { moved: target.url };
+    }
+    return { post, board };
+  }
+
+  /** A post of a public board, merged or not (what a vote or a comment is for, as in the API). */
+  async publicPost(site: SiteContext, id: number): Promise<{ post: PostResponse; board: BoardEntity }> {
+    const post = await this.posts.get(readerOf(site), id);
+    return { post, board: await this.boards.findPublicBySlug(site.workspace.id, post.board.slug) };
+  }
+
+  comments(site: SiteContext, post: PostResponse): Promise<CommentResponse[]> {
+    return this.commentsService.list(readerOf(site), post.id);
+  }
+
+  /** The top posts of public boards in each roadmap column. */
+  async roadmap(site: SiteContext): Promise<{ status: PostStatus; posts: PostResponse[] }[]> {
+    return Promise.all(
+      ROADMAP_STATUSES.map(async (status) => ({
+        status,
+        posts: (
+          await this.posts.list(readerOf(site), {
+            publicOnly: true,
+            status,
+            sort: 'top',
+            includeMerged: false,
+            limit: ROADMAP_SIZE,
+            offset: 0,
+          })
+        ).data,
+      })),
+    );
+  }
+
+  /** A board's newest posts, for its feed. */
+  async feed(site: SiteContext, board: BoardEntity): Promise<PostResponse[]> {
+    const page = await this.posts.list(readerOf(site), { board: board.slug, sort: 'new', includeMerged: false, limit: FEED_SIZE, offset: 0 });
+    return page.data;
+  }
+
+  /** Every public board and the posts on them that have a page of their own (never merged ones). */
+  async sitemap(site: SiteContext): Promise<{ boards: BoardEntity[]; posts: { url: string; updated_at: Date }[] }> {
+    const boards = await this.boards.listPublic(site.workspace.id);
+    const rows = await readRows<{ id: string; title: string; board_slug: string; updated_at: Date }>(
+      this.db,
+      `SELECT p.id, p.title, b.slug AS board_slug, p.updated_at
+         FROM posts p JOIN boards b ON b.workspace_id = p.workspace_id AND b.id = p.board_id
+        WHERE p.workspace_id = $1 AND b.public AND p.merged_into_id IS NULL
+        ORDER BY p.id DESC LIMIT $2`,
+      [site.workspace.id, SITEMAP_SIZE - boards.length - 2],
+    );
+    return { boards, posts: rows.map((row) => ({ url: this.links.post(site.workspace.slug, row.board_slug, Number(row.id), row.title), updated_at: row.updated_at })) };
+  }
+
+  /** Which of these posts the signed-in visitor's vote counts on. */
+  async votedBy(site: SiteContext, posts: PostResponse[]): Promise<Set<number>> {
+    if (!site.visitor || posts.length === 0) return new Set();
+    return this.posts.votedBy(readerOf(site), site.visitor.personId, posts.map((p) => p.id));
+  }
+}

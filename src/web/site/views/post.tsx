@@ -1,0 +1,88 @@
+import type { BoardEntity } from '../../../boards/board.entity';
+import type { CommentResponse } from '../../../comments/comment.mapper';
+import { FormAlert, FormState, TextArea, Token } from '../../shared/forms';
+import { Fragment, h } from '../../shared/html';
+import { excerpt, FormattedText, shownText } from '../../shared/text';
+import { day, plural } from '../../shared/words';
+import { SiteFrame, sitePage } from './frame';
+import { ListedPost, PostMeta, VoteButton } from './posts';
+
+export interface PostView {
+  board: BoardEntity;
+  boardHref: string;
+  listed: ListedPost;
+  comments: CommentResponse[];
+  canonical: string;
+  form: FormState;
+  commentAction: string;
+}
+
+function Comment({ comment }: { comment: CommentResponse }) {
+  return (
+    <li class={comment.official ? 'comment is-official' : 'comment'} id={`comment-${comment.id}`}>
+      <header>
+        <bdi class="who user-text">{shownText(comment.author.name)}</bdi>
+        {comment.official ? <span class="official">Official</span> : null}
+        <time datetime={comment.created_at}>{day(comment.created_at)}</time>
+      </header>
+      <FormattedText text={comment.body} />
+    </li>
+  );
+}
+
+/** A post: its votes, its text, its comments oldest first (team replies marked "Official"), the comment form. */
+export function postPage(frame: SiteFrame, view: PostView): string {
+  const { post } = view.listed;
+  const title = shownText(post.title);
+  return sitePage(
+    frame,
+    {
+      title: `${title} · ${shownText(view.board.name)} · ${shownText(frame.workspace.name)}`,
+      description: excerpt(post.body, 200) || `${title}: a post on ${shownText(view.board.name)}.`,
+      canonical: view.canonical,
+      ogType: 'article',
+    },
+    null,
+    <>
+      <p>
+        <a href={view.boardHref}>← {shownText(view.board.name)}</a>
+      </p>
+      <article class="card post-page">
+        <div class="post-head">
+          <div class="votes">
+            <VoteButton frame={frame} listed={view.listed} back={frame.here} />
+          </div>
+          <div class="post-main">
+            <h1 class="user-text" dir="auto">
+              {title}
+            </h1>
+            <PostMeta post={post} />
+          </div>
+        </div>
+        {post.body ? <FormattedText text={post.body} /> : null}
+      </article>
+      <section aria-labelledby="comments" class="stack">
+        <h2 id="comments">{plural(view.comments.length, 'comment')}</h2>
+        {view.comments.length > 0 ? (
+          <ol class="comments">
+            {view.comments.map((comment) => (
+              <Comment comment={comment} />
+            ))}
+          </ol>
+        ) : null}
+        {frame.visitor ? (
+          <form method="post" action={view.commentAction} class="card" novalidate>
+            <Token value={frame.visitor.token} />
+            <FormAlert form={view.form} />
+            <TextArea form_id="comment" name="body" label="Comment" form={view.form} rows={4} hint="Up to 2,000 characters." />
+            <button type="submit">Add comment</button>
+          </form>
+        ) : (
+          <p>
+            <a href={frame.paths.signIn}>Sign in to comment</a>
+          </p>
+        )}
+      </section>
+    </>,
+  );
+}

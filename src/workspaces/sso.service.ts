@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { errors, jwtVerify } from 'jose';
+import { DataSource } from 'typeorm';
+import { AppError } from '../common/app-error';
+import { randomBase62 } from '../common/random';
+import { SecretBox } from '../common/secret-box';
+
+export const SSO_PREFIX = 'sso_';
+/** How long the secret before a rotation keeps working. */
+export const SSO_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+/** A token may be good for at most this long: a longer one is refused. */
+export const SSO_MAX_LIFETIME_S = 24 * 60 * 60;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Who an SSO token says the visitor is. */
+export interface SsoIdentity {
+  email: string;
+  name: string;
+}
+
+/** Why a token was refused, in words for the page. */
+export class SsoRefusal extends Error {}
+
+const context = (workspaceId: string) => `sso_secrets:${workspaceId}`;
+
+/**
+ * A workspace's SSO secret, with which the customer's server signs the JWT that signs its user
+ * in to the public site (HS256, the whole secret string as the key, as with webhook secrets).
+ * Stored sealed, since checking a signature needs it; shown once, when made or rotated; the
+ * one before keeps working for 24 hours.
+ */
+@Injectable()
+export class SsoService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly box: SecretBox,
+  ) {}
+
+  /** Makes a new secret (the first, or in place of the current one); answers it, for the only time. */
+  async rotate(workspaceId: string): Promise<string> {
+    const secret = SSO_PREFIX + randomBase62(40);
+    const sealed = this.box.seal(secret, context(workspaceId));
+    await this.db.query(
+      `INSERT INTO sso_secrets (workspace_id, secret_sealed) VALUES ($1, $2)
+       ON CONFLICT (workspace_id) DO UPDATE
+          SET previous_sealed = sso_secrets.secret_sealed, secret_sealed = EXCLUDED.secret_sealed,
+              previous_expires_at = now() + $3 * interval '1 millisecond', rotated_at = now()`,
+      [workspaceId, sealed, SSO_ROTATION_GRACE_MS],
+    );
+    return secret;
+  }
+
+  /** When the secret was last made, or null when the workspace has none. */
+  async madeAt(workspaceId: string): Promise<Date | null> {
+    const [row]: { rotated_at: Date }[] = await this.db.query(`SELECT rotated_at FROM sso_secrets WHERE workspace_id = $1`, [workspaceId]);
+    return row?.rotated_at ?? null;
+  }
+
+  /**
+   * The identity a token signs, or an SsoRefusal saying what is wrong with it: no secret, not a
+   * JWT, another algorithm (`none` included), a signature made with no valid secret, no `exp`,
+   * expired, good for more than 24 hours, or without `email` and `name`.
+   */
+  async verify(workspaceId: string, token: string): Promise<SsoIdentity> {
+    const keys = await this.keys(workspaceId);
+    if (keys.length === 0) throw new SsoRefusal('This workspace has not set up single sign-on.');
+    let failure: unknown = null;
+    for (const key of keys) {
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: 5 });
+        if (payload.exp! > Date.now() / 1000 + SSO_MAX_LIFETIME_S) {
+          throw new SsoRefusal('The token is good for more than 24 hours ("exp"); sign tokens that expire sooner.');
+        }
+        const email = typeof payload.email === 'string' ? payload.email.trim() : '';
+        const name = typeof payload.name === 'string' ? payload.name.trim() : '';
+        if (!EMAIL.test(email) || email.length > 254) throw new SsoRefusal('The token has no valid "email" claim.');
+        if (!name || Array.from(name).length > 100) throw new SsoRefusal('The token needs a "name" claim of 1 to 100 characters.');
+        return { email, name };
+      } catch (error) {
+        if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw refusal(error);
+        failure = error;
+      }
+    }
+    throw refusal(failure);
+  }
+
+  private async keys(workspaceId: string): Promise<Uint8Array[]> {
+    const [row]: { secret_sealed: string; previous_sealed: string | null; previous_valid: boolean }[] = await this.db.query(
+      `SELECT secret_sealed, previous_sealed, previous_expires_at > now() AS previous_valid FROM sso_secrets WHERE workspace_id = $1`,
+      [workspaceId],
+    );
+    if (!row) return [];
+    const sealed = [row.secret_sealed, ...(row.previous_sealed && row.previous_valid ? [row.previous_sealed] : [])];
+    return sealed.map((s) => new TextEncoder().encode(this.box.open(s, context(workspaceId))));
+  }
+}
+
+function refusal(error: unknown): Error {
+  if (error instanceof SsoRefusal) return error;
+  if (error instanceof errors.JOSEAlgNotAllowed) return new SsoRefusal('The token must be signed with HS256 ("alg"); other algorithms, and none, are refused.');
+  if (error instanceof errors.JWSSignatureVerificationFailed) return new SsoRefusal("The token's signature does not match this workspace's SSO secret.");
+  if (error instanceof errors.JWTExpired) return new SsoRefusal('The token has expired ("exp").');
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return new SsoRefusal(error.claim === 'exp' ? 'The token has no "exp" claim; it needs one.' : `The token's "${error.claim}" claim is not valid.`);
+  }
+  if (error instanceof errors.JOSEError) return new SsoRefusal('The token is not a valid JWT.');
+  if (error instanceof AppError) return error;
+  return error instanceof Error ? error : new Error(String(error));
+}
