@@ -34,7 +34,7 @@ export class AppModule {
         NotificationsModule,
         ...(config.runWorker ? [OutboxModule] : []),
         WebSharedModule,
-        // Last: its routes take any first path segment (a workspace's slug), so every other route must be matched first.
+        // Its routes take any first path segment (a workspace's slug): matchSiteRoutesLast puts them after all others.
         SiteModule,
       ],
       controllers: [MetricsController],

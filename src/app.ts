@@ -11,8 +11,9 @@ import { DatabaseTarget, runMigrations } from './database/database';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
+import { matchSiteRoutesLast } from './web/site/site-routes';
 
-/** The HTTP application, with migrations applied; not yet listening. Logs at LOG_LEVEL. */
+/** The HTTP application, with migrations applied, initialised; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
   const logger = createLogger(config.logLevel);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), new ChorusExpressAdapter(), {
@@ -28,5 +29,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.use(pageRequests(app.get(Links)));
   serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);
+  await app.init();
+  matchSiteRoutesLast(app);
   return app;
 }

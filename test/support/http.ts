@@ -55,7 +55,7 @@ export class Client {
   }
 }
 
-/** A GET sent from a chosen loopback address (127.0.0.2, …), to test per-address limits. */
+/** A GET sent from a chosen loopback address (127.0.0.2, …), to test per-address limits; a JSON body is parsed. */
 export function getFrom(
   localAddress: string,
   url: string,
@@ -68,7 +68,15 @@ export function getFrom(
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
+      res.on('end', () => {
+        let body: unknown = text || undefined;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          // a page, not JSON: its text
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, body });
+      });
     });
     req.on('error', reject);
   });
