@@ -17,6 +17,7 @@ import { toEndpointResponse } from './webhooks/endpoint.mapper';
 import { EndpointsService } from './webhooks/endpoints.service';
 import { EVENT_TYPES, EventType } from './webhooks/outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from './webhooks/webhook-endpoint.entity';
+import { SsoService } from './workspaces/sso.service';
 import { WorkspacesService } from './workspaces/workspaces.service';
 
 const USAGE = `Usage: chorus <command> [options] [--json]
@@ -37,6 +38,7 @@ const USAGE = `Usage: chorus <command> [options] [--json]
   endpoint disable --id <id>
   vote add --workspace <slug> --post <id> (--email <e> | --name <n> [--email <e>])
   vote remove --workspace <slug> --post <id> --email <e>
+  sso rotate --workspace <slug>                       (a new SSO secret, printed once; the one before works for 24 hours)
   migrate                                             (apply pending database migrations)
 
 With --json, one JSON object is printed on stdout and nothing else.`;
@@ -224,6 +226,14 @@ const COMMANDS: Record<string, Command> = {
     return {
       json: { post_id: post.id, votes: post.votes, removed },
       text: removed ? `Removed the vote of ${email} (post ${post.id} has ${post.votes} votes)` : `${email} had no vote on post ${post.id}`,
+    };
+  },
+  async 'sso rotate'(app, o) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const secret = await app.get(SsoService).rotate(ws.id);
+    return {
+      json: { secret },
+      text: `SSO secret of ${ws.slug} (shown once, keep it on your server; the one before works for 24 more hours):\n${secret}`,
     };
   },
   /** Every command applies pending migrations first; this one only reports them. */

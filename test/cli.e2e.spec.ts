@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { SignJWT } from 'jose';
 import { join } from 'node:path';
 import { uniqueSlug } from './support/factories';
 import { Client } from './support/http';
@@ -39,22 +40,22 @@ describe('chorus CLI', () => {
     expect(key).toEqual({ id: expect.any(String), key: expect.stringMatching(/^chorus_key_[0-9A-Za-z]{40}$/) });
 
     const board = await cliJson(
-      'board', 'create', '--workspace', slug, '--slug', 'roadmap', '--name', 'Roadmap',
+      'board', 'create', '--workspace', slug, '--slug', 'next-up', '--name', 'Next up',
       '--description', 'What comes next', '--private', '--no-notify-voters',
     );
-    expect(board).toEqual({ id: expect.any(String), slug: 'roadmap' });
+    expect(board).toEqual({ id: expect.any(String), slug: 'next-up' });
     const boardList = await cliJson('board', 'list', '--workspace', slug);
     expect(boardList.data).toEqual([
-      { id: board.id, slug: 'roadmap', name: 'Roadmap', public: false, notify_voters: false },
+      { id: board.id, slug: 'next-up', name: 'Next up', public: false, notify_voters: false },
     ]);
 
     const api = new Client(t.baseUrl, key.key);
     const boards = await api.get('/api/v1/boards');
     expect(boards.status).toBe(200);
     expect(boards.body.data).toEqual([
-      expect.objectContaining({ id: board.id, slug: 'roadmap', description: 'What comes next', public: false }),
+      expect.objectContaining({ id: board.id, slug: 'next-up', description: 'What comes next', public: false }),
     ]);
-    const post = await api.post('/api/v1/posts', { board: 'roadmap', title: 'Made with a CLI key' });
+    const post = await api.post('/api/v1/posts', { board: 'next-up', title: 'Made with a CLI key' });
     expect(post.body.data.author).toEqual({ name: 'Mia Member' });
 
     expect(await cliJson('workspace', 'set-plan', '--workspace', slug, '--plan', 'free')).toEqual({
@@ -147,6 +148,27 @@ describe('chorus CLI', () => {
     expect(otherWorkspace.stderr).toMatch(/No such post/);
   });
 
+  it('makes an SSO secret, printed once, that signs visitors in; a rotation keeps the one before for 24 hours', async () => {
+    const slug = uniqueSlug('sso');
+    const workspace = await cliJson('workspace', 'create', '--name', 'SSO Co', '--slug', slug, '--plan', 'free');
+    const first = await cliJson('sso', 'rotate', '--workspace', slug);
+    expect(first).toEqual({ secret: expect.stringMatching(/^sso_[0-9A-Za-z]{40}$/) });
+    const second = await cliJson('sso', 'rotate', '--workspace', slug);
+    expect(second.secret).not.toBe(first.secret);
+    for (const { secret } of [first, second]) {
+      const token = await new SignJWT({ email: 'cli-sso@example.com', name: 'From the CLI' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(secret));
+      const answer = await fetch(`${t.baseUrl}/${slug}/sso?token=${token}`, { redirect: 'manual' });
+      expect(answer.status).toBe(303);
+    }
+    const [{ secret_sealed }] = await t.db.query(`SELECT secret_sealed FROM sso_secrets WHERE workspace_id = $1`, [workspace.id]);
+    expect(secret_sealed).not.toContain(second.secret.slice(4));
+    const text = await cli('sso', 'rotate', '--workspace', slug);
+    expect(text.stdout).toMatch(/shown once[\s\S]*\nsso_[0-9A-Za-z]{40}\n$/);
+  });
+
   it('explains refusals on stderr with a non-zero exit and nothing on stdout', async () => {
     const slug = uniqueSlug('dup');
     await cliJson('workspace', 'create', '--name', 'Dup', '--slug', slug, '--plan', 'pro');
@@ -169,6 +191,10 @@ describe('chorus CLI', () => {
     expect(unknownMember.code).toBe(1);
     expect(unknownMember.stdout).toBe('');
     expect(unknownMember.stderr).toMatch(/No such member/);
+
+    const reserved = await cli('workspace', 'create', '--name', 'Admin', '--slug', 'admin', '--plan', 'pro');
+    expect(reserved.code).toBe(1);
+    expect(reserved.stderr).toMatch(/slug: must not be one of the service's own paths: admin, api, assets, docs, email, healthz, metrics, readyz/);
 
     const unknown = await cli('frobnicate');
     expect(unknown.code).toBe(2);

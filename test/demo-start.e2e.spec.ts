@@ -30,6 +30,12 @@ describe('first start on the embedded database', () => {
     const printed = await first.waitFor(curlLine);
     await first.waitFor(/Listening on/);
     expect(printed[2]).toBe(`http://localhost:${port}/api/v1/boards`);
+    // And the demo board's public address, which opens the board anyone can read.
+    const board = (await first.waitFor(/Its public board[^\n]*\n\s+(http:\/\/\S+)/))[1];
+    expect(board).toBe(`http://localhost:${port}/demo/feedback`);
+    const page = await fetch(board);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<h1 class="user-text" dir="auto">Feedback</h1>');
     const answer = await curl(printed);
     expect(answer.status).toBe(200);
     expect(answer.body.data.map((b: { slug: string; public: boolean }) => [b.slug, b.public])).toEqual([

@@ -345,12 +345,12 @@ describe('the public site', () => {
       const path = new URL(created.url).pathname;
       const visitor = await signedIn('voter@example.com', 'Page Voter');
       const page = await visitor.get(path);
-      expect(page.text).toContain(`aria-label="Vote for “Vote for me from the page” (1 vote)"`);
+      expect(page.text).toContain(`aria-label="Vote for “Vote for me from the page”: 1 vote"`);
       const voted = await visitor.post(`${path}/vote`, { _csrf: formToken(page.text, `${path}/vote`), intent: 'add', back: path });
       expect([voted.status, voted.location]).toEqual([303, path]);
       expect((await api.get(`/api/v1/posts/${created.id}`)).body.data.votes).toBe(2);
       const after = await visitor.get(path);
-      expect(after.text).toContain(`aria-label="Remove vote for “Vote for me from the page” (2 votes)"`);
+      expect(after.text).toContain(`aria-label="Remove vote for “Vote for me from the page”: 2 votes"`);
       await visitor.post(`${path}/vote`, { _csrf: formToken(after.text, `${path}/vote`), intent: 'remove', back: path });
       expect((await api.get(`/api/v1/posts/${created.id}`)).body.data.votes).toBe(1);
 

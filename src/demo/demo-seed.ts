@@ -82,6 +82,8 @@ export async function seedAndAnnounceDemo(app: INestApplicationContext, config: 
     `  ${key}`,
     'Try it:',
     `  curl -H "Authorization: Bearer ${key}" ${config.baseUrl}/api/v1/boards`,
+    'Its public board, where people vote, post and comment:',
+    `  ${config.publicBaseUrl}/demo/feedback`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

@@ -29,7 +29,8 @@ export const onEmbeddedDatabase = (): boolean =>
  * SIGN_IN_CLIENT_LIMIT: every test calls from 127.0.0.1.
  * The outbox processor runs only when a test passes RUN_WORKER: 'true': any processor may claim
  * any workspace's deliveries with its own configuration (retry schedule, private targets), so
- * only the tests about deliveries run one (see processor-lock.ts).
+ * only the tests about deliveries run one (see processor-lock.ts). `PORT` chooses the port (a
+ * test whose PUBLIC_BASE_URL must name it), else any free one.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
@@ -44,7 +45,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   });
   const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };
   const app = await createApp(config, database);
-  await app.listen(0, '127.0.0.1');
+  await app.listen(Number(env.PORT ?? 0), '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   return {
     app,

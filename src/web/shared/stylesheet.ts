@@ -48,7 +48,7 @@ p { margin: 0 0 .75rem; }
 .site-header nav a { color: var(--text); text-decoration: none; }
 .site-header nav a:hover, .site-header nav a[aria-current] { text-decoration: underline; }
 .who { color: var(--muted); }
-main.wrap { padding-top: 1.5rem; padding-bottom: 3rem; }
+main.wrap { padding-top: 1.5rem; padding-bottom: 3rem; overflow-wrap: break-word; }
 .site-footer { color: var(--muted); font-size: .875rem; padding: 1.5rem 0 2rem; border-top: 1px solid var(--border); }
 .lead { color: var(--muted); margin-top: -.25rem; }
 .user-text { overflow-wrap: anywhere; unicode-bidi: isolate; }

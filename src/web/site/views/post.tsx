@@ -44,7 +44,7 @@ export function postPage(frame: SiteFrame, view: PostView): string {
     },
     null,
     <>
-      <p>
+      <p class="user-text">
         <a href={view.boardHref}>← {shownText(view.board.name)}</a>
       </p>
       <article class="card post-page">

@@ -25,14 +25,13 @@ export function VoteButton({ frame, listed, back }: { frame: SiteFrame; listed: 
   const count = (
     <>
       {ARROW}
-      <strong>{post.votes}</strong>
-      <span>{post.votes === 1 ? 'vote' : 'votes'}</span>
+      <strong>{post.votes}</strong> <span>{post.votes === 1 ? 'vote' : 'votes'}</span>
     </>
   );
   const title = shownText(post.title);
   if (!frame.visitor) {
     return (
-      <a class="vote" href={frame.paths.signIn} aria-label={`Vote for “${title}” (${plural(post.votes, 'vote')}): sign in first`}>
+      <a class="vote" href={frame.paths.signIn} aria-label={`Vote for “${title}”: ${plural(post.votes, 'vote')} (sign in first)`}>
         {count}
       </a>
     );
@@ -46,7 +45,7 @@ export function VoteButton({ frame, listed, back }: { frame: SiteFrame; listed: 
         type="submit"
         class="vote"
         data-voted={voted ? 'true' : 'false'}
-        aria-label={`${voted ? 'Remove vote for' : 'Vote for'} “${title}” (${plural(post.votes, 'vote')})`}
+        aria-label={`${voted ? 'Remove vote for' : 'Vote for'} “${title}”: ${plural(post.votes, 'vote')}`}
       >
         {count}
       </button>
