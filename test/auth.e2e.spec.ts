@@ -101,6 +101,9 @@ describe('authentication and plans', () => {
     const ids = [ok, bad, outside].map((a) => a.headers.get('request-id'));
     for (const id of ids) expect(id).toMatch(/^req_[A-Za-z0-9_-]{16}$/);
     expect(new Set(ids).size).toBe(3);
-    expectError(outside, 404, 'not_found');
+    // Outside /api the root is the public site's: a path there that names nothing is its 404 page.
+    expect(outside.status).toBe(404);
+    expect(outside.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(outside.text).toContain('<h1>Page not found</h1>');
   });
 });

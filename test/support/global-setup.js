@@ -25,9 +25,20 @@ function announceRedis() {
   );
 }
 
+/** Whether the pages' browser tests run (test/support/browser.ts skips them, by name, without Chromium). */
+function announceBrowser() {
+  const chromium = process.env.CHORUS_CHROMIUM || '/usr/bin/chromium';
+  process.stdout.write(
+    require('node:fs').existsSync(chromium)
+      ? `Browser for the pages' tests: Chromium at ${chromium}.\n`
+      : `No Chromium at ${chromium}: the pages' browser tests are SKIPPED (apt-get install chromium to run them).\n`,
+  );
+}
+
 module.exports = async () => {
   const database = JSON.parse(process.env.CHORUS_TEST_DATABASE);
   announceRedis();
+  announceBrowser();
   if (database.kind === 'embedded') {
     const { child, url } = await startEmbeddedServer();
     globalThis.__chorusEmbeddedDb = child;
