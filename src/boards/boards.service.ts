@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { AppError } from '../common/app-error';
 import { isReservedBoardSlug, RESERVED_BOARD_SLUGS } from '../workspaces/reserved-slugs';
+import { announceSiteChange } from '../workspaces/site-changes';
 import { SLUG, WorkspacesService } from '../workspaces/workspaces.service';
 import { BoardEntity } from './board.entity';
 
@@ -59,15 +60,19 @@ export class BoardsService {
     if (await this.boards.existsBy({ workspaceId: workspace.id, slug: input.slug })) {
       throw new AppError('conflict', `Board "${input.slug}" already exists in ${workspaceSlug}.`);
     }
-    return this.boards.save(
-      this.boards.create({
-        workspaceId: workspace.id,
-        slug: input.slug,
-        name: input.name,
-        description: input.description ?? null,
-        public: input.public ?? true,
-        notifyVoters: input.notifyVoters ?? true,
-      }),
-    );
+    return this.boards.manager.transaction(async (manager) => {
+      const board = await manager.getRepository(BoardEntity).save(
+        manager.getRepository(BoardEntity).create({
+          workspaceId: workspace.id,
+          slug: input.slug,
+          name: input.name,
+          description: input.description ?? null,
+          public: input.public ?? true,
+          notifyVoters: input.notifyVoters ?? true,
+        }),
+      );
+      if (board.public) await announceSiteChange(manager, workspace.id);
+      return board;
+    });
   }
 }

@@ -29,6 +29,8 @@ export interface NewPost {
 
 export interface PostFilter {
   board?: string;
+  /** The board's id, when the caller has looked the board up already (the public site). */
+  boardId?: string;
   /** Only posts of public boards (the public site's roadmap). */
   publicOnly?: boolean;
   status?: PostStatus;
@@ -74,9 +76,9 @@ export class PostsService {
   async list(actor: Reader, filter: PostFilter): Promise<PostPage> {
     const params: unknown[] = [actor.workspaceId];
     const where = ['p.workspace_id = $1'];
-    if (filter.board) {
-      const board = await this.boards.findBySlug(actor.workspaceId, filter.board);
-      params.push(board.id);
+    const boardId = filter.boardId ?? (filter.board ? (await this.boards.findBySlug(actor.workspaceId, filter.board)).id : undefined);
+    if (boardId) {
+      params.push(boardId);
       where.push(`p.board_id = $${params.length}`);
     }
     if (filter.publicOnly) where.push('p.board_id IN (SELECT b.id FROM boards b WHERE b.workspace_id = $1 AND b.public)');

@@ -14,7 +14,8 @@
  * `npm run bench:pages`. Environment: BENCH_DATABASE_URL (the server; the bench works in a
  * database `chorus_bench_pages`, made afresh), BENCH_REDIS_URL, BENCH_POSTS (default 100000),
  * BENCH_ROUNDS (5), BENCH_SECONDS (8), BENCH_CONNECTIONS (32), BENCH_GENERATOR, CHORUS_NODE_OPTIONS,
- * BENCH_BEFORE (an earlier build's dist/src/main.js).
+ * BENCH_BEFORE (an earlier build's dist/src/main.js), BENCH_LOADS (some of the loads, e.g.
+ * `page` to profile the page alone with CHORUS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=prof").
  */
 import { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -99,6 +100,8 @@ async function main() {
       '304': { url: chorus.url, load: { method: 'GET', path: '/bench/ideas', headers: { 'If-None-Match': etag }, status: 304 } },
       ...(before ? { 'api-before': { url: before.url, load: api } } : {}),
     };
+    const only = process.env.BENCH_LOADS?.split(',');
+    if (only) for (const name of Object.keys(loads)) if (!only.includes(name)) delete loads[name];
     for (const { url, load } of Object.values(loads)) await checkLoad(url, load);
     log(`generator: ${GENERATOR}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per load`);
     for (const { url, load } of Object.values(loads)) await runLoad(url, load, 2); // warm-up
@@ -121,6 +124,7 @@ async function main() {
     const of = (name: string) => runs.filter((r) => r.name === name).map((r) => r.run);
     const ratio = (name: string, field: 'rps' | 'p99') => {
       const [a, b] = [of(name), of('api')];
+      if (b.length === 0) return NaN;
       return +median(a.map((r, i) => r[field] / b[i][field])).toFixed(2);
     };
     const table = Object.keys(loads).map((name) => ({

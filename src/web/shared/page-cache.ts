@@ -40,6 +40,7 @@ export class PageCache implements OnModuleInit, OnApplicationShutdown {
   private readonly versions = new Map<string, number>();
   private readonly validators = new Map<string, { etag: string; workspaceId: string; version: string }>();
   private readonly workspaces = new Map<string, unknown>();
+  private readonly reads = new Map<string, { version: string; value: unknown }>();
   private epoch = 0;
   private listener: Listener | null = null;
 
@@ -78,6 +79,7 @@ export class PageCache implements OnModuleInit, OnApplicationShutdown {
     this.versions.clear();
     this.validators.clear();
     this.workspaces.clear();
+    this.reads.clear();
   }
 
   /** The workspace's pages' version now; null while changes could go unheard. */
@@ -97,6 +99,23 @@ export class PageCache implements OnModuleInit, OnApplicationShutdown {
     if (version === null || version !== this.version(workspaceId)) return;
     if (this.validators.size >= MAX_VALIDATORS) this.validators.delete(this.validators.keys().next().value!);
     this.validators.set(address, { etag, workspaceId, version });
+  }
+
+  /**
+   * What `load` reads of a workspace (a public board by slug, its boards with their counts), kept
+   * while the workspace's pages stay at `version` (read before, as for a page); read afresh after
+   * any change to them, and every time while changes could go unheard.
+   */
+  async read<T>(workspaceId: string, version: string | null, what: string, load: () => Promise<T>): Promise<T> {
+    const key = `${workspaceId} ${what}`;
+    const kept = this.reads.get(key);
+    if (version !== null && kept?.version === version && this.version(workspaceId) === version) return kept.value as T;
+    const value = await load();
+    if (version !== null && version === this.version(workspaceId)) {
+      if (this.reads.size >= MAX_VALIDATORS) this.reads.delete(this.reads.keys().next().value!);
+      this.reads.set(key, { version, value });
+    }
+    return value;
   }
 
   /** A workspace by slug, as `load` found it, kept while this instance hears of changes to workspaces. */

@@ -51,7 +51,9 @@ p { margin: 0 0 .75rem; }
 main.wrap { padding-top: 1.5rem; padding-bottom: 3rem; overflow-wrap: break-word; }
 .site-footer { color: var(--muted); font-size: .875rem; padding: 1.5rem 0 2rem; border-top: 1px solid var(--border); }
 .lead { color: var(--muted); margin-top: -.25rem; }
-.user-text { overflow-wrap: anywhere; unicode-bidi: isolate; }
+/* What users wrote: its direction from its own text (as dir=auto), isolated from ours, and long words broken. */
+.user-text, .post h2, .excerpt, .meta bdi, .comment .who { overflow-wrap: anywhere; unicode-bidi: plaintext; }
+.meta > * { min-width: 0; }
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); box-shadow: var(--shadow); padding: 1rem; }
 .stack > * + * { margin-top: 1rem; }
 .columns { display: grid; gap: 1.5rem; }
@@ -80,7 +82,7 @@ main.wrap { padding-top: 1.5rem; padding-bottom: 3rem; overflow-wrap: break-word
 .vote { display: flex; flex-direction: column; align-items: center; width: 100%; padding: .35rem 0; border: 1px solid var(--border); border-radius: 8px; background: var(--surface); color: var(--text); font: inherit; cursor: pointer; text-decoration: none; line-height: 1.2; }
 .vote:hover { border-color: var(--accent); }
 .vote[data-voted="true"] { background: var(--accent-soft); border-color: var(--accent); color: var(--accent-strong); }
-.vote svg { width: 1rem; height: 1rem; }
+.vote::before { content: ""; border: .4rem solid transparent; border-bottom: .5rem solid currentColor; border-top: 0; margin-bottom: .15rem; }
 .vote strong { font-size: 1.05rem; }
 .vote span { font-size: .75rem; color: var(--muted); }
 .status { display: inline-block; padding: .05rem .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600; white-space: nowrap; }

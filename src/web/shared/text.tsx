@@ -43,7 +43,7 @@ export function FormattedText({ text }: { text: string }): Html {
     .map((p) => p.trim())
     .filter(Boolean);
   return (
-    <div class="body user-text" dir="auto">
+    <div class="body user-text">
       {paragraphs.map((paragraph) => (
         <p>
           {paragraph.split('\n').map((line, i) => [i > 0 ? <br /> : null, withLinks(line)])}
@@ -55,10 +55,20 @@ export function FormattedText({ text }: { text: string }): Html {
 
 /** The start of a text, on one line, cut at a word near `max` code points. */
 export function excerpt(text: string, max = 160): string {
-  const flat = shownText(text).replace(/\s+/g, ' ').trim();
-  const points = Array.from(flat);
-  if (points.length <= max) return flat;
-  const cut = points.slice(0, max).join('');
+  // Only the start is shown: look at no more of a long text than can be shown (a code point is at most two units).
+  const flat = shownText(text.length > 4 * max ? text.slice(0, 4 * max) : text)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (flat.length <= max) return flat;
+  let units = 0;
+  let points = 0;
+  for (const point of flat) {
+    if (points === max) break;
+    units += point.length;
+    points++;
+  }
+  if (units === flat.length) return flat;
+  const cut = flat.slice(0, units);
   const space = cut.lastIndexOf(' ');
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

@@ -14,7 +14,7 @@ export const CATEGORY_WORDS: Record<PostCategory, string> = {
   improvement: 'Improvement',
 };
 
-const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const MINUTE = new Intl.DateTimeFormat('en-GB', {
   day: 'numeric',
   month: 'short',
@@ -26,8 +26,12 @@ const MINUTE = new Intl.DateTimeFormat('en-GB', {
 });
 
 /** A date as pages show it: absolute ("24 Nov 2026"), so that a page does not change by itself as time passes. */
-export const day = (iso: string | Date) => DAY.format(typeof iso === 'string' ? new Date(iso) : iso);
+export function day(iso: string | Date): string {
+  const at = typeof iso === 'string' ? new Date(iso) : iso;
+  return `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]} ${at.getUTCFullYear()}`;
+}
 /** A moment to the minute, in UTC (the dashboard's delivery attempts). */
 export const minute = (iso: string | Date) => MINUTE.format(typeof iso === 'string' ? new Date(iso) : iso);
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+/** `1 vote`, `2 votes`, `12,345 votes`. */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n < 1000 ? n : n.toLocaleString('en-US')} ${n === 1 ? one : many}`;

@@ -56,17 +56,21 @@ export class SiteService {
   }
 
   home(site: SiteContext) {
-    return this.boards.listPublic(site.workspace.id);
+    return this.cache.read(site.workspace.id, site.version, 'boards', () => this.boards.listPublic(site.workspace.id));
   }
 
-  board(site: SiteContext, slug: string): Promise<BoardEntity> {
-    return this.boards.findPublicBySlug(site.workspace.id, slug);
+  async board(site: SiteContext, slug: string): Promise<BoardEntity> {
+    const board = await this.cache.read(site.workspace.id, site.version, `board ${slug}`, () =>
+      this.boards.findPublicBySlug(site.workspace.id, slug).catch((error) => (error instanceof AppError ? null : Promise.reject(error))),
+    );
+    if (!board) throw AppError.notFound(`board "${slug}"`);
+    return board;
   }
 
   /** A page of a public board's posts, as the API lists them (merged ones left out), and which of them the visitor voted for. */
   async boardPage(site: SiteContext, board: BoardEntity, query: BoardQuery): Promise<{ page: PostPage; voted: Set<number> }> {
     const page = await this.posts.list(readerOf(site), {
-      board: board.slug,
+      boardId: board.id,
       status: query.status,
       q: query.q,
       sort: query.sort,
@@ -123,7 +127,7 @@ export class SiteService {
 
   /** A board's newest posts, for its feed. */
   async feed(site: SiteContext, board: BoardEntity): Promise<PostResponse[]> {
-    const page = await this.posts.list(readerOf(site), { board: board.slug, sort: 'new', includeMerged: false, limit: FEED_SIZE, offset: 0 });
+    const page = await this.posts.list(readerOf(site), { boardId: board.id, sort: 'new', includeMerged: false, limit: FEED_SIZE, offset: 0 });
     return page.data;
   }
 

@@ -78,11 +78,11 @@ export function boardPage(frame: SiteFrame, view: BoardView): string {
     },
     null,
     <>
-      <h1 class="user-text" dir="auto">
+      <h1 class="user-text">
         {name}
       </h1>
       {board.description ? (
-        <p class="lead user-text" dir="auto">
+        <p class="lead user-text">
           {shownText(board.description)}
         </p>
       ) : null}

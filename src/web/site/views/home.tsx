@@ -17,7 +17,7 @@ export function homePage(frame: SiteFrame, view: HomeView): string {
     { title: `${name} feedback`, description: `Share ideas and report bugs to ${name}, vote on what matters to you, and follow the roadmap.`, canonical: view.canonical },
     'home',
     <>
-      <h1 class="user-text" dir="auto">
+      <h1 class="user-text">
         {name} feedback
       </h1>
       <p class="lead">
@@ -27,11 +27,11 @@ export function homePage(frame: SiteFrame, view: HomeView): string {
         <ul class="board-list">
           {view.boards.map(({ board, href }) => (
             <li class="card">
-              <h2 class="user-text" dir="auto">
+              <h2 class="user-text">
                 <a href={href}>{shownText(board.name)}</a>
               </h2>
               {board.description ? (
-                <p class="user-text" dir="auto">
+                <p class="user-text">
                   {excerpt(board.description, 240)}
                 </p>
               ) : null}

@@ -23,7 +23,7 @@ function Comment({ comment }: { comment: CommentResponse }) {
       <header>
         <bdi class="who user-text">{shownText(comment.author.name)}</bdi>
         {comment.official ? <span class="official">Official</span> : null}
-        <time datetime={comment.created_at}>{day(comment.created_at)}</time>
+        <time datetime={comment.created_at.slice(0, 10)}>{day(comment.created_at)}</time>
       </header>
       <FormattedText text={comment.body} />
     </li>
@@ -53,7 +53,7 @@ export function postPage(frame: SiteFrame, view: PostView): string {
             <VoteButton frame={frame} listed={view.listed} back={frame.here} />
           </div>
           <div class="post-main">
-            <h1 class="user-text" dir="auto">
+            <h1 class="user-text">
               {title}
             </h1>
             <PostMeta post={post} />

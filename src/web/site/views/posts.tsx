@@ -1,13 +1,9 @@
 import type { PostResponse } from '../../../posts/post.mapper';
 import { Token } from '../../shared/forms';
-import { Html, Fragment, h, trustedHtml } from '../../shared/html';
+import { Fragment, Html, h } from '../../shared/html';
 import { excerpt, shownText } from '../../shared/text';
 import { CATEGORY_WORDS, day, plural, STATUS_WORDS } from '../../shared/words';
 import type { SiteFrame } from './frame';
-
-const ARROW = trustedHtml(
-  '<svg viewBox="0 0 16 16" aria-hidden="true" focusable="false"><path d="M8 3l5 6H3z" fill="currentColor"/></svg>',
-);
 
 /** A post as the site links to it: its path on this host. */
 export interface ListedPost {
@@ -24,7 +20,6 @@ export function VoteButton({ frame, listed, back }: { frame: SiteFrame; listed: 
   const { post, voted } = listed;
   const count = (
     <>
-      {ARROW}
       <strong>{post.votes}</strong> <span>{post.votes === 1 ? 'vote' : 'votes'}</span>
     </>
   );
@@ -64,9 +59,9 @@ export function PostMeta({ post }: { post: PostResponse }): Html {
       <StatusBadge status={post.status} />
       <span>{CATEGORY_WORDS[post.category]}</span>
       <span>
-        by <bdi class="user-text">{shownText(post.author.name)}</bdi>
+        by <bdi>{shownText(post.author.name)}</bdi>
       </span>
-      <time datetime={post.created_at}>{day(post.created_at)}</time>
+      <time datetime={post.created_at.slice(0, 10)}>{day(post.created_at)}</time>
       <span>{plural(post.comments, 'comment')}</span>
     </p>
   );
@@ -82,14 +77,10 @@ export function PostItem({ frame, listed, back }: { frame: SiteFrame; listed: Li
         <VoteButton frame={frame} listed={listed} back={back} />
       </div>
       <div class="post-main">
-        <h2 class="user-text" dir="auto">
+        <h2>
           <a href={listed.href}>{shownText(post.title)}</a>
         </h2>
-        {start ? (
-          <p class="excerpt user-text" dir="auto">
-            {start}
-          </p>
-        ) : null}
+        {start ? <p class="excerpt">{start}</p> : null}
         <PostMeta post={post} />
       </div>
     </li>

@@ -32,7 +32,7 @@ export function roadmapPage(frame: SiteFrame, view: RoadmapView): string {
                       {post.votes}
                       <span class="visually-hidden"> {post.votes === 1 ? 'vote' : 'votes'}</span>
                     </span>
-                    <span class="user-text" dir="auto">
+                    <span class="user-text">
                       <a href={href}>{shownText(post.title)}</a>
                       <span class="count"> · {shownText(post.board.name)}</span>
                     </span>
