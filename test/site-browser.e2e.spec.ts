@@ -89,11 +89,11 @@ describeInBrowser('the public site in Chromium', () => {
     await page.getByText('Signed in as Jo Journey').waitFor();
 
     const title = `Vote in the browser ${run}`;
-    await page.getByRole('button', { name: `Vote for “${title}”: 1 vote` }).click();
-    await page.getByRole('button', { name: `Remove vote for “${title}”: 2 votes` }).waitFor();
+    await page.getByRole('button', { name: `Vote for "${title}": 1 vote` }).click();
+    await page.getByRole('button', { name: `Remove vote for "${title}": 2 votes` }).waitFor();
     await until('post.voted at the receiver', () => eventsOf('post.voted').some((d) => d.post.id === created.id && d.voter.name === 'Jo Journey'));
-    await page.getByRole('button', { name: `Remove vote for “${title}”: 2 votes` }).click();
-    await page.getByRole('button', { name: `Vote for “${title}”: 1 vote` }).waitFor();
+    await page.getByRole('button', { name: `Remove vote for "${title}": 2 votes` }).click();
+    await page.getByRole('button', { name: `Vote for "${title}": 1 vote` }).waitFor();
     expect((await api.get(`/api/v1/posts/${created.id}`)).body.data.votes).toBe(1);
 
     await page.getByLabel('Title').fill(`Posted with JavaScript off ${run}`);

@@ -60,7 +60,7 @@ describe('the public site', () => {
       await ownApi.patch(`/api/v1/posts/${made[7].id}`, { status: 'planned' });
       const visitor = site();
       const first = await visitor.get(`/${own.slug}/ideas`);
-      const listed = (html: string) => [...html.matchAll(/<h2 class="user-text" dir="auto"><a href="[^"]*\/p\/(\d+)-/g)].map((m) => Number(m[1]));
+      const listed = (html: string) => [...html.matchAll(/<h2><a href="[^"]*\/p\/(\d+)-/g)].map((m) => Number(m[1]));
       const apiPage = (query: string) => ownApi.get(`/api/v1/posts?board=ideas&${query}`).then((a) => a.body.data.map((p: { id: number }) => p.id));
       expect(listed(first.text)).toEqual(await apiPage('limit=25'));
       expect(first.text).toContain(`<a href="/${own.slug}/ideas?offset=25" rel="next">Next page</a>`);
@@ -94,7 +94,7 @@ describe('the public site', () => {
       await api.post(`/api/v1/posts/${created.id}/comments`, { body: 'The team answers' });
       const page = await site().get(new URL(created.url).pathname);
       expect(page.status).toBe(200);
-      expect(page.text).toContain('<h1 class="user-text" dir="auto">Paragraphs &amp; links &lt;b&gt;kept&lt;/b&gt; as text</h1>');
+      expect(page.text).toContain('<h1 class="user-text">Paragraphs &amp; links &lt;b&gt;kept&lt;/b&gt; as text</h1>');
       expect(page.text).toContain('<p>First line<br>second line</p>');
       expect(page.text).toContain('<a href="https://example.com/docs?a=1&amp;b=2" rel="nofollow ugc noopener">https://example.com/docs?a=1&amp;b=2</a>.');
       const text = pageText(page.text);
@@ -345,12 +345,12 @@ describe('the public site', () => {
       const path = new URL(created.url).pathname;
       const visitor = await signedIn('voter@example.com', 'Page Voter');
       const page = await visitor.get(path);
-      expect(page.text).toContain(`aria-label="Vote for “Vote for me from the page”: 1 vote"`);
+      expect(page.text).toContain(`aria-label="Vote for &quot;Vote for me from the page&quot;: 1 vote"`);
       const voted = await visitor.post(`${path}/vote`, { _csrf: formToken(page.text, `${path}/vote`), intent: 'add', back: path });
       expect([voted.status, voted.location]).toEqual([303, path]);
       expect((await api.get(`/api/v1/posts/${created.id}`)).body.data.votes).toBe(2);
       const after = await visitor.get(path);
-      expect(after.text).toContain(`aria-label="Remove vote for “Vote for me from the page”: 2 votes"`);
+      expect(after.text).toContain(`aria-label="Remove vote for &quot;Vote for me from the page&quot;: 2 votes"`);
       await visitor.post(`${path}/vote`, { _csrf: formToken(after.text, `${path}/vote`), intent: 'remove', back: path });
       expect((await api.get(`/api/v1/posts/${created.id}`)).body.data.votes).toBe(1);
 

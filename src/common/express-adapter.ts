@@ -23,13 +23,14 @@ function bornWithPrototypeOf<C extends new (...args: any[]) => object>(base: C, 
 }
 
 /**
- * Nest's Express adapter, with two changes on the request path:
+ * Nest's Express adapter, with three changes on the request path:
  * - its HTTP server makes requests and responses with Express's prototypes from the start (see
  *   `bornWithPrototypeOf`);
  * - it answers a handler's object as Express would (the same status, `Content-Type` and
  *   `Content-Length`), but with the JSON text handed to Node as it is: Express's `res.json`
  *   copies any body over 1,000 bytes into a Buffer first and checks request freshness headers,
  *   work this API (no ETags) never needs. Node still sends headers and body in one write.
+ * - a Buffer (a page, encoded once to be hashed for its ETag) is sent as those bytes.
  *   Anything else (no body, streams, errors, a type set by the handler) goes through Express.
  */
 export class ChorusExpressAdapter extends ExpressAdapter {
@@ -45,6 +46,12 @@ export class ChorusExpressAdapter extends ExpressAdapter {
   }
 
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (Buffer.isBuffer(body)) {
+      // A page's bytes, as rendered and hashed (Express would send a Buffer's JSON).
+      response.setHeader('Content-Length', body.length);
+      response.writeHead(statusCode ?? response.statusCode);
+      return response.end(body);
+    }
     if (body === null || typeof body !== 'object' || body instanceof StreamableFile || body instanceof Error || response.hasHeader('Content-Type')) {
       return super.reply(response, body, statusCode);
     }

@@ -23,29 +23,44 @@ export type Child = Html | string | number | bigint | boolean | null | undefined
 type Props = Record<string, unknown> & { children?: Child };
 export type Component<P = object> = (props: P & { children?: Child }) => Html;
 
-const NEEDS_ESCAPE = /[&<>"']/;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeOne = (c: string) => ESCAPES[c];
 
 /** Text as HTML: `&`, `<`, `>`, `"` and `'` written as references. */
 export function escapeHtml(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c]) : text;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // & " ' < >
+    if (c === 38 || c === 34 || c === 39 || c === 60 || c === 62) return text.replace(/[&<>"']/g, escapeOne);
+  }
+  return text;
 }
 
 /** Elements with no content and no end tag. */
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
 
 function write(child: Child): string {
-  if (child === null || child === undefined || typeof child === 'boolean') return '';
-  if (child instanceof Html) return child.text;
-  if (typeof child === 'string') return escapeHtml(child);
-  if (typeof child === 'number' || typeof child === 'bigint') return String(child);
-  let out = '';
-  for (const item of child) out += write(item);
-  return out;
+  switch (typeof child) {
+    case 'string':
+      return escapeHtml(child);
+    case 'number':
+    case 'bigint':
+      return String(child);
+    case 'object': {
+      if (child === null) return '';
+      if (child instanceof Html) return child.text;
+      let out = '';
+      for (let i = 0; i < child.length; i++) out += write(child[i]);
+      return out;
+    }
+    default:
+      return ''; // booleans and undefined show nothing
+  }
 }
 
 /** Attribute names are written by our code, never taken from input: anything else is a bug. */
 const ATTRIBUTE_NAME = /^[a-z][a-z0-9-]*$/;
+const checkedNames = new Set<string>();
 
 function attributes(props: Props): string {
   let out = '';
@@ -53,8 +68,11 @@ function attributes(props: Props): string {
     if (name === 'children') continue;
     const value = props[name];
     if (value === null || value === undefined || value === false) continue;
-    if (!ATTRIBUTE_NAME.test(name)) throw new Error(`Not an attribute name: ${name}`);
-    out += value === true ? ` ${name}` : ` ${name}="${escapeHtml(String(value))}"`;
+    if (!checkedNames.has(name)) {
+      if (!ATTRIBUTE_NAME.test(name)) throw new Error(`Not an attribute name: ${name}`);
+      checkedNames.add(name);
+    }
+    out += value === true ? ` ${name}` : ` ${name}="${escapeHtml(typeof value === 'string' ? value : String(value))}"`;
   }
   return out;
 }
@@ -62,9 +80,12 @@ function attributes(props: Props): string {
 /** The JSX factory (tsconfig `jsxFactory`). */
 export function h(tag: string | Component<any>, props: Props | null, ...children: Child[]): Html {
   if (typeof tag === 'function') {
-    return tag({ ...props, children: children.length === 0 ? props?.children : children.length === 1 ? children[0] : children });
+    // The props object is the call site's own, made for this call: it can take the children.
+    const given = props ?? {};
+    if (children.length > 0) given.children = children.length === 1 ? children[0] : children;
+    return tag(given);
   }
-  const open = `<${tag}${props ? attributes(props) : ''}>`;
+  const open = props === null ? `<${tag}>` : `<${tag}${attributes(props)}>`;
   if (VOID.has(tag)) return new Html(open);
   return new Html(`${open}${write(children.length > 0 ? children : (props?.children ?? null))}</${tag}>`);
 }

@@ -9,7 +9,7 @@ const MAX_VALIDATORS = 10_000;
 const MAX_WORKSPACES = 10_000;
 
 /** A page's validator: a hash of the bytes sent. */
-export const etagOf = (body: string) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 
 /** Whether an If-None-Match header names this validator (weak comparison, as RFC 9110 asks for it). */
 export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {

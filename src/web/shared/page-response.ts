@@ -56,7 +56,7 @@ export class PageResponses implements NestInterceptor {
     return next.handle().pipe(map((result: unknown) => this.send(req, res, result, ifNoneMatch)));
   }
 
-  private send(req: ChorusRequest, res: Response, result: unknown, ifNoneMatch: string | undefined): string {
+  private send(req: ChorusRequest, res: Response, result: unknown, ifNoneMatch: string | undefined): string | Buffer {
     if (result instanceof Redirect) {
       res.status(result.status);
       res.setHeader('Location', result.location);
@@ -71,7 +71,9 @@ export class PageResponses implements NestInterceptor {
       res.setHeader('Cache-Control', PRIVATE);
       return result.body;
     }
-    const etag = etagOf(result.body);
+    // Encoded once: hashed for the ETag and sent as these bytes.
+    const bytes = Buffer.from(result.body, 'utf8');
+    const etag = etagOf(bytes);
     res.setHeader('ETag', etag);
     res.setHeader('Cache-Control', PUBLIC);
     res.setHeader('Vary', 'Cookie');
@@ -80,6 +82,6 @@ export class PageResponses implements NestInterceptor {
       res.status(304);
       return '';
     }
-    return result.body;
+    return bytes;
   }
 }

@@ -27,8 +27,9 @@ const MINUTE = new Intl.DateTimeFormat('en-GB', {
 
 /** A date as pages show it: absolute ("24 Nov 2026"), so that a page does not change by itself as time passes. */
 export function day(iso: string | Date): string {
-  const at = typeof iso === 'string' ? new Date(iso) : iso;
-  return `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]} ${at.getUTCFullYear()}`;
+  if (typeof iso !== 'string') return `${iso.getUTCDate()} ${MONTHS[iso.getUTCMonth()]} ${iso.getUTCFullYear()}`;
+  // The API's timestamps: YYYY-MM-DDTHH:MM:SS.mmmZ, read as they are written.
+  return `${Number(iso.slice(8, 10))} ${MONTHS[Number(iso.slice(5, 7)) - 1]} ${iso.slice(0, 4)}`;
 }
 /** A moment to the minute, in UTC (the dashboard's delivery attempts). */
 export const minute = (iso: string | Date) => MINUTE.format(typeof iso === 'string' ? new Date(iso) : iso);

@@ -2,7 +2,7 @@ import type { BoardEntity } from '../../../boards/board.entity';
 import { POST_CATEGORIES, POST_STATUSES } from '../../../posts/post.entity';
 import { FormAlert, FormState, Select, TextArea, TextField, Token } from '../../shared/forms';
 import { Fragment, h } from '../../shared/html';
-import { excerpt, shownText } from '../../shared/text';
+import { excerptText, shownText } from '../../shared/text';
 import { CATEGORY_WORDS, STATUS_WORDS } from '../../shared/words';
 import type { BoardQuery } from '../site.service';
 import { SiteFrame, sitePage } from './frame';
@@ -70,7 +70,7 @@ export function boardPage(frame: SiteFrame, view: BoardView): string {
     frame,
     {
       title: `${name} · ${shownText(frame.workspace.name)}`,
-      description: board.description ? excerpt(board.description, 200) : `Ideas and feedback for ${shownText(frame.workspace.name)}: vote, post and follow what gets built.`,
+      description: board.description ? excerptText(board.description, 200) : `Ideas and feedback for ${shownText(frame.workspace.name)}: vote, post and follow what gets built.`,
       canonical: view.canonical,
       feed: { href: view.feed, title: `${name}: newest posts` },
       prev: view.prev ?? undefined,

@@ -1,7 +1,7 @@
 import type { BoardEntity } from '../../../boards/board.entity';
 import type { PostResponse } from '../../../posts/post.mapper';
 import { escapeHtml } from '../../shared/html';
-import { excerpt } from '../../shared/text';
+import { excerptText } from '../../shared/text';
 
 /** Characters XML 1.0 does not allow at all (C0 controls but tab and line breaks, U+FFFE, U+FFFF). */
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
@@ -22,7 +22,7 @@ export function atomFeed(input: { workspaceName: string; board: BoardEntity; boa
     <updated>${post.updated_at}</updated>
     <author><name>${xml(post.author.name)}</name></author>
     <category term="${post.category}"/>
-    <summary type="text">${xml(excerpt(post.body, 400))}</summary>
+    <summary type="text">${xml(excerptText(post.body, 400))}</summary>
   </entry>`,
   );
   return `<?xml version="1.0" encoding="utf-8"?>

@@ -1,6 +1,6 @@
 import type { BoardEntity } from '../../../boards/board.entity';
 import { Fragment, h } from '../../shared/html';
-import { excerpt, shownText } from '../../shared/text';
+import { Excerpt, shownText } from '../../shared/text';
 import { plural } from '../../shared/words';
 import { SiteFrame, sitePage } from './frame';
 
@@ -30,11 +30,7 @@ export function homePage(frame: SiteFrame, view: HomeView): string {
               <h2 class="user-text">
                 <a href={href}>{shownText(board.name)}</a>
               </h2>
-              {board.description ? (
-                <p class="user-text">
-                  {excerpt(board.description, 240)}
-                </p>
-              ) : null}
+              {board.description ? <Excerpt text={board.description} max={240} class="user-text" /> : null}
               <p class="count">{plural(board.posts, 'post')}</p>
             </li>
           ))}

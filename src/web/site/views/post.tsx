@@ -1,8 +1,10 @@
 import type { BoardEntity } from '../../../boards/board.entity';
 import type { CommentResponse } from '../../../comments/comment.mapper';
 import { FormAlert, FormState, TextArea, Token } from '../../shared/forms';
-import { Fragment, h } from '../../shared/html';
-import { excerpt, FormattedText, shownText } from '../../shared/text';
+import { Fragment, h, trustedHtml } from '../../shared/html';
+
+const BACK = trustedHtml('&#8592;');
+import { excerptText, FormattedText, shownText } from '../../shared/text';
 import { day, plural } from '../../shared/words';
 import { SiteFrame, sitePage } from './frame';
 import { ListedPost, PostMeta, VoteButton } from './posts';
@@ -38,14 +40,14 @@ export function postPage(frame: SiteFrame, view: PostView): string {
     frame,
     {
       title: `${title} · ${shownText(view.board.name)} · ${shownText(frame.workspace.name)}`,
-      description: excerpt(post.body, 200) || `${title}: a post on ${shownText(view.board.name)}.`,
+      description: excerptText(post.body, 200) || `${title}: a post on ${shownText(view.board.name)}.`,
       canonical: view.canonical,
       ogType: 'article',
     },
     null,
     <>
       <p class="user-text">
-        <a href={view.boardHref}>← {shownText(view.board.name)}</a>
+        <a href={view.boardHref}>{BACK} {shownText(view.board.name)}</a>
       </p>
       <article class="card post-page">
         <div class="post-head">

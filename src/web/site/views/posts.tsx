@@ -1,7 +1,7 @@
 import type { PostResponse } from '../../../posts/post.mapper';
 import { Token } from '../../shared/forms';
 import { Fragment, Html, h } from '../../shared/html';
-import { excerpt, shownText } from '../../shared/text';
+import { Excerpt, shownText } from '../../shared/text';
 import { CATEGORY_WORDS, day, plural, STATUS_WORDS } from '../../shared/words';
 import type { SiteFrame } from './frame';
 
@@ -26,7 +26,7 @@ export function VoteButton({ frame, listed, back }: { frame: SiteFrame; listed: 
   const title = shownText(post.title);
   if (!frame.visitor) {
     return (
-      <a class="vote" href={frame.paths.signIn} aria-label={`Vote for “${title}”: ${plural(post.votes, 'vote')} (sign in first)`}>
+      <a class="vote" href={frame.paths.signIn} aria-label={`Vote for "${title}": ${plural(post.votes, 'vote')} (sign in first)`}>
         {count}
       </a>
     );
@@ -40,7 +40,7 @@ export function VoteButton({ frame, listed, back }: { frame: SiteFrame; listed: 
         type="submit"
         class="vote"
         data-voted={voted ? 'true' : 'false'}
-        aria-label={`${voted ? 'Remove vote for' : 'Vote for'} “${title}”: ${plural(post.votes, 'vote')}`}
+        aria-label={`${voted ? 'Remove vote for' : 'Vote for'} "${title}": ${plural(post.votes, 'vote')}`}
       >
         {count}
       </button>
@@ -70,7 +70,6 @@ export function PostMeta({ post }: { post: PostResponse }): Html {
 /** One post in a board's list. */
 export function PostItem({ frame, listed, back }: { frame: SiteFrame; listed: ListedPost; back: string }): Html {
   const { post } = listed;
-  const start = excerpt(post.body);
   return (
     <li class="post">
       <div class="votes">
@@ -80,7 +79,7 @@ export function PostItem({ frame, listed, back }: { frame: SiteFrame; listed: Li
         <h2>
           <a href={listed.href}>{shownText(post.title)}</a>
         </h2>
-        {start ? <p class="excerpt">{start}</p> : null}
+        <Excerpt text={post.body} class="excerpt" />
         <PostMeta post={post} />
       </div>
     </li>
