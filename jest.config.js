@@ -5,7 +5,7 @@ const { probeDatabase, probeRedis } = require('./test/support/database-probe');
 /** @nestjs/* and a few of their helpers ship only ES modules: swc turns them into CommonJS. */
 const esmPackages = [
   '@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', '@borewit', 'uint8array-extras',
-  '@electric-sql', 'ansis', 'libphonenumber-js', 'jose', 'parse5', 'entities',
+  '@electric-sql', 'ansis', 'libphonenumber-js', 'jose',
 ];
 
 const swc = (tsx) => [
