@@ -14,6 +14,7 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OutboxModule } from './outbox/outbox.module';
+import { AdminModule } from './web/admin/admin.module';
 import { WebSharedModule } from './web/shared/web.module';
 import { SiteModule } from './web/site/site.module';
 
@@ -34,6 +35,7 @@ export class AppModule {
         NotificationsModule,
         ...(config.runWorker ? [OutboxModule] : []),
         WebSharedModule,
+        AdminModule,
         // Its routes take any first path segment (a workspace's slug): matchSiteRoutesLast puts them after all others.
         SiteModule,
       ],

@@ -18,6 +18,7 @@ import { EndpointsService } from './webhooks/endpoints.service';
 import { EVENT_TYPES, EventType } from './webhooks/outbox-event.entity';
 import { ENDPOINT_KINDS, EndpointKind } from './webhooks/webhook-endpoint.entity';
 import { SsoService } from './workspaces/sso.service';
+import { memberSignInLink } from './web/shared/sign-in.service';
 import { WorkspacesService } from './workspaces/workspaces.service';
 
 const USAGE = `Usage: chorus <command> [options] [--json]
@@ -38,6 +39,7 @@ const USAGE = `Usage: chorus <command> [options] [--json]
   endpoint disable --id <id>
   vote add --workspace <slug> --post <id> (--email <e> | --name <n> [--email <e>])
   vote remove --workspace <slug> --post <id> --email <e>
+  member sign-in-link --workspace <slug> --email <e>  (a one-time link to the dashboard, good for 15 minutes)
   sso rotate --workspace <slug>                       (a new SSO secret, printed once; the one before works for 24 hours)
   migrate                                             (apply pending database migrations)
 
@@ -118,6 +120,13 @@ const COMMANDS: Record<string, Command> = {
     if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
     const member = await workspaces.addPerson(ws.id, { kind: 'member', name: required(o, 'name'), email });
     return { json: { id: member.id }, text: `Added ${member.name} <${email}> to ${ws.slug}, id ${member.id}` };
+  },
+  async 'member sign-in-link'(app, o) {
+    const workspaces = app.get(WorkspacesService);
+    const ws = await workspaces.findBySlug(required(o, 'workspace'));
+    const member = await workspaces.findMemberByEmail(ws.id, required(o, 'email'));
+    const url = await memberSignInLink(app, ws.id, member.email!);
+    return { json: { url }, text: `A sign-in link for ${member.name}, good once, for 15 minutes:\n${url}` };
   },
   async 'member list'(app, o) {
     const workspaces = app.get(WorkspacesService);

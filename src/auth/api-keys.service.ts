@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AppError } from '../common/app-error';
@@ -13,27 +13,31 @@ import { CallerCache } from './caller-cache';
 export const KEY_PREFIX = 'chorus_key_';
 const BEARER = /^bearer +(\S+) *$/i;
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+/** How precisely a key's last use is known: a use is written down at most this often. */
+const USE_PRECISION_MS = 5 * 60 * 1000;
 
 @Injectable()
 export class ApiKeysService {
+  private readonly logger = new Logger('Keys');
+
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     private readonly workspaces: WorkspacesService,
     private readonly callers: CallerCache,
   ) {}
 
-  /** Makes a key for a member; the plain key is returned here and never again. */
+  /** Makes a key for a member (the CLI names them by email); the plain key is returned here and never again. */
   async create(workspaceSlug: string, memberEmail: string): Promise<{ id: string; key: string }> {
     const workspace = await this.workspaces.findBySlug(workspaceSlug);
     const member = await this.workspaces.findMemberByEmail(workspace.id, memberEmail);
+    return this.createFor(workspace.id, member.id);
+  }
+
+  /** Makes a key whose creator is `memberId` (the dashboard: the member signed in). */
+  async createFor(workspaceId: string, memberId: string): Promise<{ id: string; key: string }> {
     const key = KEY_PREFIX + randomBase62(40);
     const saved = await this.keys.save(
-      this.keys.create({
-        workspaceId: workspace.id,
-        keyHash: hashKey(key),
-        keyPrefix: key.slice(0, KEY_PREFIX.length + 4),
-        createdBy: member.id,
-      }),
+      this.keys.create({ workspaceId, keyHash: hashKey(key), keyPrefix: key.slice(0, KEY_PREFIX.length + 4), createdBy: memberId }),
     );
     return { id: saved.id, key };
   }
@@ -42,10 +46,31 @@ export class ApiKeysService {
     return this.keys.find({ where: { workspaceId }, order: { createdAt: 'ASC' } });
   }
 
+  /** The keys as the dashboard lists them: with their creator's name and when they were last used (to a few minutes). */
+  async listShown(workspaceId: string): Promise<(ApiKeyEntity & { creator: string; lastUsedAt: Date | null })[]> {
+    const rows: { id: string; creator: string; last_used_at: Date | null }[] = await this.keys.query(
+      `SELECT k.id, p.name AS creator, u.last_used_at FROM api_keys k
+         JOIN people p ON p.workspace_id = k.workspace_id AND p.id = k.created_by
+         LEFT JOIN api_key_uses u ON u.workspace_id = k.workspace_id AND u.key_id = k.id
+        WHERE k.workspace_id = $1`,
+      [workspaceId],
+    );
+    const extra = new Map(rows.map((row) => [row.id, row]));
+    return (await this.list(workspaceId)).map((key) => Object.assign(key, { creator: extra.get(key.id)!.creator, lastUsedAt: extra.get(key.id)!.last_used_at }));
+  }
+
+  /** Revokes a key by id, whatever its workspace (the operator's CLI). */
   async revoke(id: string): Promise<void> {
     const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ id }) : null;
     if (!key) throw new AppError('not_found', `No API key with id ${id}.`);
-    if (!key.revokedAt) await this.keys.update({ workspaceId: key.workspaceId, id }, { revokedAt: new Date() });
+    await this.revokeIn(key.workspaceId, id);
+  }
+
+  /** Revokes a key of this workspace; a key of another is not found. At once on every instance. */
+  async revokeIn(workspaceId: string, id: string): Promise<void> {
+    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ workspaceId, id }) : null;
+    if (!key) throw AppError.notFound('API key');
+    if (!key.revokedAt) await this.keys.update({ workspaceId, id }, { revokedAt: new Date() });
     this.callers.clear(); // other processes hear of it through the database (see CallerCache)
   }
 
@@ -73,7 +98,33 @@ export class ApiKeysService {
   async authenticate(key: string): Promise<Caller | null> {
     if (!key.startsWith(KEY_PREFIX)) return null;
     const keyHash = hashKey(key);
-    return this.callers.get(keyHash, () => this.lookUp(keyHash));
+    const caller = await this.callers.get(keyHash, () => this.lookUp(keyHash));
+    if (caller) this.noteUse(caller);
+    return caller;
+  }
+
+  /** When each key was last used, as this instance last wrote it down. */
+  private readonly usesWritten = new Map<string, number>();
+
+  /**
+   * Writes down that a key was used, at most every USE_PRECISION_MS per key and instance, beside
+   * the request (never in its way): a failure is logged, and the next use writes it again.
+   */
+  private noteUse(caller: Caller): void {
+    const now = Date.now();
+    if ((this.usesWritten.get(caller.keyId) ?? 0) > now - USE_PRECISION_MS) return;
+    if (this.usesWritten.size >= 10_000) this.usesWritten.clear();
+    this.usesWritten.set(caller.keyId, now);
+    this.keys
+      .query(
+        `INSERT INTO api_key_uses (workspace_id, key_id, last_used_at) VALUES ($1, $2, now())
+         ON CONFLICT (workspace_id, key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`,
+        [caller.workspaceId, caller.keyId],
+      )
+      .catch((error: Error) => {
+        this.usesWritten.delete(caller.keyId);
+        this.logger.warn(`Could not write down the use of key ${caller.keyId}: ${error.message}`);
+      });
   }
 
   private async lookUp(keyHash: string): Promise<Caller | null> {

@@ -7,6 +7,8 @@ import { announceSiteChange } from '../workspaces/site-changes';
 import { SLUG, WorkspacesService } from '../workspaces/workspaces.service';
 import { BoardEntity } from './board.entity';
 
+export type BoardChange = Partial<Omit<NewBoard, 'slug'>> & { slug?: string };
+
 export interface NewBoard {
   slug: string;
   name: string;
@@ -53,10 +55,7 @@ export class BoardsService {
 
   async create(workspaceSlug: string, input: NewBoard): Promise<BoardEntity> {
     const workspace = await this.workspaces.findBySlug(workspaceSlug);
-    if (!SLUG.test(input.slug)) throw AppError.invalid('slug', 'must be lower-case letters, digits and dashes');
-    if (isReservedBoardSlug(input.slug)) {
-      throw AppError.invalid('slug', `must not be one of the public site's own pages: ${RESERVED_BOARD_SLUGS.join(', ')}`);
-    }
+    this.checkSlug(input.slug);
     if (await this.boards.existsBy({ workspaceId: workspace.id, slug: input.slug })) {
       throw new AppError('conflict', `Board "${input.slug}" already exists in ${workspaceSlug}.`);
     }
@@ -74,5 +73,38 @@ export class BoardsService {
       if (board.public) await announceSiteChange(manager, workspace.id);
       return board;
     });
+  }
+
+  /**
+   * Changes a board of the workspace (the dashboard): its name, slug, description, whether it is
+   * public, and whether voters are emailed. The public site hears of it at commit.
+   */
+  async update(workspaceId: string, slug: string, change: BoardChange): Promise<BoardEntity> {
+    if (change.slug !== undefined && change.slug !== slug) this.checkSlug(change.slug);
+    return this.boards.manager.transaction(async (manager) => {
+      const repo = manager.getRepository(BoardEntity);
+      const board = await repo.findOne({ where: { workspaceId, slug }, lock: { mode: 'pessimistic_write' } });
+      if (!board) throw AppError.notFound(`board "${slug}"`);
+      if (change.slug !== undefined && change.slug !== slug && (await repo.existsBy({ workspaceId, slug: change.slug }))) {
+        throw AppError.invalid('slug', `is taken by another board of this workspace`);
+      }
+      Object.assign(board, {
+        ...(change.slug !== undefined ? { slug: change.slug } : {}),
+        ...(change.name !== undefined ? { name: change.name } : {}),
+        ...(change.description !== undefined ? { description: change.description || null } : {}),
+        ...(change.public !== undefined ? { public: change.public } : {}),
+        ...(change.notifyVoters !== undefined ? { notifyVoters: change.notifyVoters } : {}),
+      });
+      const saved = await repo.save(board);
+      await announceSiteChange(manager, workspaceId);
+      return saved;
+    });
+  }
+
+  private checkSlug(slug: string): void {
+    if (!SLUG.test(slug)) throw AppError.invalid('slug', 'must be lower-case letters, digits and dashes');
+    if (isReservedBoardSlug(slug)) {
+      throw AppError.invalid('slug', `must not be one of the public site's own pages: ${RESERVED_BOARD_SLUGS.join(', ')}`);
+    }
   }
 }

@@ -15,6 +15,8 @@ export interface ChorusRequest extends Request {
   caller?: Caller;
   /** On a page of a workspace's public site: the workspace and who is signed in (the site's guard). */
   site?: import('../web/site/site-context').SiteContext;
+  /** On a dashboard page: the member signed in and their workspace (the dashboard's guard). */
+  admin?: import('../web/admin/admin-context').AdminContext;
   /**
    * A problem with the body found while parsing it (an AppError for the API, a PageError for a
    * page's form), raised only after authentication.

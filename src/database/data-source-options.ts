@@ -10,6 +10,8 @@ import { WorkspaceSearch1763790000001 } from '../../migrations/1763790000001-Wor
 import { WorkspaceSearchKeys1763790000002 } from '../../migrations/1763790000002-WorkspaceSearchKeys';
 import { DeliveryQueueOrder1763796100000 } from '../../migrations/1763796100000-DeliveryQueueOrder';
 import { SiteSessions1763800000000 } from '../../migrations/1763800000000-SiteSessions';
+import { DashboardSupport1763800001000 } from '../../migrations/1763800001000-DashboardSupport';
+import { EventsByPost1763800002000 } from '../../migrations/1763800002000-EventsByPost';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -50,6 +52,8 @@ export const MIGRATIONS = [
   WorkspaceSearchKeys1763790000002,
   DeliveryQueueOrder1763796100000,
   SiteSessions1763800000000,
+  DashboardSupport1763800001000,
+  EventsByPost1763800002000,
 ];
 
 /**

@@ -6,6 +6,7 @@ import { BoardsService } from '../boards/boards.service';
 import { CommentsService } from '../comments/comments.service';
 import type { AppConfig } from '../config/app-config';
 import { PostsService } from '../posts/posts.service';
+import { memberSignInLink } from '../web/shared/sign-in.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 const DEMO_POSTS = [
@@ -67,6 +68,11 @@ export async function seedDemo(app: INestApplicationContext): Promise<string | n
 
 const demoKeyFile = (config: AppConfig) => join(config.dataDir, 'demo-key.txt');
 
+async function demoSignInLink(app: INestApplicationContext): Promise<string> {
+  const workspace = await app.get(WorkspacesService).findBySlug('demo');
+  return memberSignInLink(app, workspace.id, 'admin@demo.example');
+}
+
 /**
  * Seeds on first start and prints how to try the API. The demo key is kept in DATA_DIR (the
  * embedded, single-machine mode only) so that a restart can print the same `curl` line.
@@ -84,6 +90,8 @@ export async function seedAndAnnounceDemo(app: INestApplicationContext, config: 
     `  curl -H "Authorization: Bearer ${key}" ${config.baseUrl}/api/v1/boards`,
     'Its public board, where people vote, post and comment:',
     `  ${config.publicBaseUrl}/demo/feedback`,
+    'Its dashboard, for the team (this link signs in as the demo admin, once, within 15 minutes):',
+    `  ${await demoSignInLink(app)}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

@@ -39,6 +39,7 @@ import { Quota } from '../outbox/quota';
   exports: [
     EventsService,
     EndpointsService,
+    EndpointToolsService,
     DeliveriesService,
     NameResolver,
     WebhookSender,

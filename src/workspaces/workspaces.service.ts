@@ -76,6 +76,52 @@ export class WorkspacesService {
       .getOne();
   }
 
+  /**
+   * Makes someone a member (the dashboard): a new person, or the workspace's person with that
+   * email (a voter, say) made a member. Someone who is a member already is refused.
+   */
+  async addMember(workspaceId: string, input: { email: string; name: string }): Promise<PersonEntity> {
+    return this.people.manager.transaction(async (manager) => {
+      const known = await this.findByEmail(workspaceId, input.email, manager);
+      if (known?.kind === 'member') throw AppError.invalid('email', 'is a member already');
+      if (!known) return this.addPerson(workspaceId, { kind: 'member', name: input.name, email: input.email }, manager);
+      await manager.update(PersonEntity, { workspaceId, id: known.id }, { kind: 'member' });
+      return { ...known, kind: 'member' };
+    });
+  }
+
+  /**
+   * Takes someone off the members: they stay a person (their posts and comments remain theirs),
+   * and their dashboard sessions end. The last member cannot be removed. Keys they created keep
+   * working (they are the workspace's) until revoked.
+   */
+  async removeMember(workspaceId: string, personId: string): Promise<void> {
+    await this.people.manager.transaction(async (manager) => {
+      const members: { id: string }[] = await manager.query(
+        `SELECT id FROM people WHERE workspace_id = $1 AND kind = 'member' ORDER BY id FOR UPDATE`,
+        [workspaceId],
+      );
+      if (!members.some((m) => m.id === personId)) throw AppError.notFound('member');
+      if (members.length === 1) throw new AppError('conflict', 'The last member of a workspace cannot be removed.');
+      await manager.update(PersonEntity, { workspaceId, id: personId }, { kind: 'user' });
+      await manager.query(`DELETE FROM sessions WHERE workspace_id = $1 AND person_id = $2 AND kind = 'member'`, [workspaceId, personId]);
+    });
+  }
+
+  /** Where an address is a member, workspace by workspace (the dashboard's sign-in). */
+  async memberships(email: string): Promise<{ workspace: { id: string; slug: string; name: string }; personId: string }[]> {
+    const rows: { id: string; slug: string; name: string; person_id: string }[] = await this.people.query(
+      `SELECT w.id, w.slug, w.name, p.id AS person_id FROM people p JOIN workspaces w ON w.id = p.workspace_id
+        WHERE lower(p.email) = lower($1) AND p.kind = 'member' ORDER BY w.name, w.slug`,
+      [email],
+    );
+    return rows.map((row) => ({ workspace: { id: row.id, slug: row.slug, name: row.name }, personId: row.person_id }));
+  }
+
+  async findById(id: string): Promise<WorkspaceEntity | null> {
+    return this.workspaces.findOneBy({ id });
+  }
+
   listMembers(workspaceId: string): Promise<PersonEntity[]> {
     return this.people.find({ where: { workspaceId, kind: 'member' }, order: { createdAt: 'ASC' } });
   }

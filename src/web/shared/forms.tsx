@@ -12,6 +12,21 @@ export interface FormState {
 
 export const emptyForm = (values: Record<string, string> = {}): FormState => ({ values, errors: {} });
 
+/**
+ * A service's refusal (`title: must be 4 to 120 characters; body: …`, the API's words) as a
+ * form's errors: each beside its field when the form has it, else above the form.
+ */
+export function refusalOf(message: string, fields: string[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const part of message.split('; ')) {
+    const colon = part.indexOf(': ');
+    const field = colon > 0 ? part.slice(0, colon) : '';
+    if (fields.includes(field)) errors[field] ??= part.slice(colon + 2);
+    else errors._form = errors._form ? `${errors._form} ${part}` : part;
+  }
+  return errors;
+}
+
 /** The hidden token that binds a form to the visitor's session (checked by the page guard). */
 export const CSRF_FIELD = '_csrf';
 

@@ -21,4 +21,9 @@ export class PageError extends Error {
   static badRequest(title: string, message: string): PageError {
     return new PageError(400, title, message);
   }
+
+  /** Not an error of the request, but of where it was sent: 303 to `location` (sign in first). */
+  static seeOther(location: string): PageError {
+    return new PageError(303, 'Sign in first', 'Sign in to see this page.', { Location: location });
+  }
 }

@@ -1,9 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, INestApplicationContext } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '../../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { Links } from '../../config/links';
 import { updateReturning } from '../../database/queries';
 import type { MailMessage } from '../../notifications/mailer';
 import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
@@ -48,7 +49,7 @@ export class SignInService {
 
   /**
    * Emails a code and a link (`link(token)` makes its address) to `email`, bound to the browser
-   * whose sign-in cookie holds `flow`; a 429 AppError past a limit.
+   * whose sign-in cookie holds `flow`. The caller has counted it (withinLimits).
    */
   async sendCode(input: {
     workspaceId: string;
@@ -57,17 +58,8 @@ export class SignInService {
     email: string;
     name: string | null;
     flow: string;
-    client: string;
     link: (token: string) => string;
   }): Promise<void> {
-    const client = await this.limits.take(`signin:client:${input.client}`, this.config.signInClientLimit, CLIENT_WINDOW_MS);
-    if (!client.allowed) {
-      throw rateLimited(wholeSeconds(client.resetInMs), 'Too many sign-in emails were asked for from your network in the last hour.');
-    }
-    const address = await this.limits.take(`signin:address:${input.email.toLowerCase()}`, EMAILS_PER_ADDRESS, ADDRESS_WINDOW_MS);
-    if (!address.allowed) {
-      throw rateLimited(wholeSeconds(address.resetInMs), `${EMAILS_PER_ADDRESS} sign-in emails were sent to this address in the last 15 minutes.`);
-    }
     const id = randomUUID();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const linkSecret = newSecret();
@@ -82,6 +74,37 @@ export class SignInService {
     });
   }
 
+  /**
+   * Counts a sign-in email to `email` asked for by `client` against the limits, or refuses it
+   * (429): SIGN_IN_CLIENT_LIMIT per client address an hour, EMAILS_PER_ADDRESS per address in 15
+   * minutes. Counted whether or not an email is then sent (the dashboard sends none to an address
+   * that is no member's), so that the limits say nothing about who is a member.
+   */
+  async withinLimits(email: string, client: string): Promise<void> {
+    const byClient = await this.limits.take(`signin:client:${client}`, this.config.signInClientLimit, CLIENT_WINDOW_MS);
+    if (!byClient.allowed) {
+      throw rateLimited(wholeSeconds(byClient.resetInMs), 'Too many sign-in emails were asked for from your network in the last hour.');
+    }
+    const byAddress = await this.limits.take(`signin:address:${email.toLowerCase()}`, EMAILS_PER_ADDRESS, ADDRESS_WINDOW_MS);
+    if (!byAddress.allowed) {
+      throw rateLimited(wholeSeconds(byAddress.resetInMs), `${EMAILS_PER_ADDRESS} sign-in emails were sent to this address in the last 15 minutes.`);
+    }
+  }
+
+  /**
+   * The address whose code this browser's sign-in used, within the code's 15 minutes: a member of
+   * several workspaces, signed in by it, then picks one.
+   */
+  async verifiedEmail(workspaceId: string, kind: SessionKind, flow: string): Promise<string | null> {
+    const [row]: { email: string }[] = await this.db.query(
+      `SELECT email FROM sign_in_codes
+        WHERE workspace_id = $1 AND kind = $2 AND flow_hash = $3 AND used_at IS NOT NULL AND expires_at > now()
+        ORDER BY created_at DESC LIMIT 1`,
+      [workspaceId, kind, hashSecret(flow)],
+    );
+    return row?.email ?? null;
+  }
+
   /** The address the latest code of this browser's sign-in went to (to show where to look), if any. */
   async pendingEmail(workspaceId: string, kind: SessionKind, flow: string): Promise<string | null> {
     const [row]: { email: string }[] = await this.db.query(
@@ -90,18 +113,6 @@ export class SignInService {
       [workspaceId, kind, hashSecret(flow)],
     );
     return row?.email ?? null;
-  }
-
-  /** A one-time link with no code (the CLI's `member sign-in-link`); answers its token. */
-  async createLink(workspaceId: string, kind: SessionKind, email: string): Promise<string> {
-    const id = randomUUID();
-    const linkSecret = newSecret();
-    await this.db.query(
-      `INSERT INTO sign_in_codes (workspace_id, id, kind, email, link_hash, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond')`,
-      [workspaceId, id, kind, email, hashSecret(linkSecret), SIGN_IN_LIFETIME_MS],
-    );
-    return `${id}.${linkSecret}`;
   }
 
   /**
@@ -115,7 +126,7 @@ export class SignInService {
       `SELECT id FROM sign_in_codes WHERE workspace_id = $1 AND kind = $2 AND flow_hash = $3 ORDER BY created_at DESC LIMIT 1`,
       [workspaceId, kind, hashSecret(flow)],
     );
-    if (!latest) return 'Ask for a code first: this browser has not asked for one.';
+    if (!latest) return 'That code is not right, or it is not for this browser. Ask for a new code.';
     const [tried] = await updateReturning<{ code_hash: Buffer; failed_attempts: number }>(
       this.db,
       `UPDATE sign_in_codes SET failed_attempts = failed_attempts + 1
@@ -196,4 +207,26 @@ export class SignInService {
 function parseLink(token: string): { id: string; secret: string } | null {
   const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   return match ? { id: match[1], secret: match[2] } : null;
+}
+
+/**
+ * A one-time sign-in link with no code (the CLI's `member sign-in-link`), good for 15 minutes;
+ * answers its token. A plain function: the CLI has the database, not the pages' services.
+ */
+export async function createSignInLink(db: Pick<DataSource, 'query'>, workspaceId: string, kind: SessionKind, email: string): Promise<string> {
+  const id = randomUUID();
+  const linkSecret = newSecret();
+  await db.query(
+    `INSERT INTO sign_in_codes (workspace_id, id, kind, email, link_hash, expires_at)
+     VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond')`,
+    [workspaceId, id, kind, email, hashSecret(linkSecret), SIGN_IN_LIFETIME_MS],
+  );
+  return `${id}.${linkSecret}`;
+}
+
+/** A one-time link to the dashboard for a member (the CLI's `member sign-in-link`, the demo start). */
+export async function memberSignInLink(app: INestApplicationContext, workspaceId: string, email: string): Promise<string> {
+  const token = await createSignInLink(app.get(DataSource), workspaceId, 'member', email);
+  const links = app.get(Links);
+  return `${links.dashboardOrigin}${links.adminPath(`/admin/sign-in/link/${workspaceId}.${token}`)}`;
 }

@@ -56,6 +56,7 @@ main.wrap { padding-top: 1.5rem; padding-bottom: 3rem; overflow-wrap: break-word
 .meta > * { min-width: 0; }
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); box-shadow: var(--shadow); padding: 1rem; }
 .stack > * + * { margin-top: 1rem; }
+main > section + section, main > .stack + .stack, main > section.stack { margin-top: 2rem; }
 .columns { display: grid; gap: 1.5rem; }
 @media (min-width: 56rem) { .columns { grid-template-columns: minmax(0, 1fr) 19rem; align-items: start; } }
 .board-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 1rem; }
@@ -146,5 +147,11 @@ th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--border); border-radius: var(--radius); }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: .5rem .65rem; display: block; }
 pre { background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: .75rem; overflow-x: auto; font-size: .85rem; }
+.check { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; }
+.check input { width: 1.1rem; height: 1.1rem; min-height: 0; margin: 0; }
+.check label { margin: 0; font-weight: 400; }
+.check .hint { flex-basis: 100%; }
+fieldset { border: 0; padding: 0; margin: 0 0 .9rem; }
+.plain-list { list-style: none; margin: 0; padding: 0; }
 .visually-hidden { position: absolute !important; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

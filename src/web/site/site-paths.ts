@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Links } from '../../config/links';
 import { FormTokens } from '../shared/form-tokens';
+import { pathUnder } from '../shared/redirects';
 import type { SiteContext } from './site-context';
 import type { SiteFrame } from './views/frame';
-
-/** Characters that have no place in a path we send a browser to. */
-const UNSAFE_IN_PATH = /[\u0000-\u001f\u007f\\]/;
 
 /** Where the public site's pages are, as the browser sees them (with PUBLIC_BASE_URL's prefix). */
 @Injectable()
@@ -33,22 +31,9 @@ export class SitePaths {
     return this.links.local(url);
   }
 
-  /**
-   * Where to send a visitor back to: a path of this workspace's public site, or else its home.
-   * Another site (`https://…`), a protocol-relative `//host` or `/\host`, and a path that leaves
-   * the workspace once normalised (`/ws/../admin`) all go home.
-   */
+  /** Where to send a visitor back to: a page of this workspace's public site, or else its home. */
   back(workspaceSlug: string, wanted: unknown): string {
-    const home = this.home(workspaceSlug);
-    if (typeof wanted !== 'string' || !wanted.startsWith('/') || wanted.startsWith('//') || UNSAFE_IN_PATH.test(wanted)) return home;
-    let url: URL;
-    try {
-      url = new URL(wanted, 'http://chorus.invalid');
-    } catch {
-      return home;
-    }
-    if (url.origin !== 'http://chorus.invalid' || (url.pathname !== home && !url.pathname.startsWith(`${home}/`))) return home;
-    return `${url.pathname}${url.search}${url.hash}`;
+    return pathUnder(this.home(workspaceSlug), wanted);
   }
 
   signIn(workspaceSlug: string, back?: string): string {

@@ -65,6 +65,7 @@ export class SiteSignInController {
     const checked = await validateForm(SignInDto, typed, ['email', 'name']);
     if ('errors' in checked) return this.signInForm(req, res, redirect, { values: typed, errors: checked.errors }, 400);
     try {
+      await this.signIn.withinLimits(checked.value.email, clientNetwork(req.ip));
       await this.signIn.sendCode({
         workspaceId: site.workspace.id,
         place: site.workspace.name,
@@ -72,7 +73,6 @@ export class SiteSignInController {
         email: checked.value.email,
         name: checked.value.name,
         flow: this.flow(req, res),
-        client: clientNetwork(req.ip),
         link: (token) => this.paths.url(site.workspace.slug, `/sign-in/link/${token}`),
       });
     } catch (error) {
@@ -111,7 +111,7 @@ export class SiteSignInController {
       canonical: this.paths.url(site.workspace.slug, '/sign-in'),
       again: this.paths.of(site.workspace.slug, '/sign-in'),
     });
-    return new Page(html, PRIVATE, problem ? 410 : 200, undefined, { 'Referrer-Policy': 'no-referrer' });
+    return new Page(html, PRIVATE, problem ? 410 : 200);
   }
 
   @Post('sign-in/link/:token')
@@ -134,7 +134,6 @@ export class SiteSignInController {
     @Query('redirect') redirect: unknown,
   ): Promise<Redirect> {
     const site = req.site!;
-    res.setHeader('Referrer-Policy', 'no-referrer');
     if (typeof token !== 'string' || token === '') throw PageError.badRequest('Single sign-on did not work', 'The address has no token ("token").');
     let who;
     try {

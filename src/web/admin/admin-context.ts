@@ -1,0 +1,14 @@
+import type { Session } from '../shared/sessions.service';
+
+/** Who is signed in to the dashboard, and the workspace they run. */
+export interface AdminContext {
+  member: Session;
+  workspace: { id: string; slug: string; name: string; plan: string };
+}
+
+/** The member as the services that act for them see them (an API key's creator, elsewhere). */
+export const memberActor = (admin: AdminContext) => ({
+  workspaceId: admin.workspace.id,
+  workspaceSlug: admin.workspace.slug,
+  personId: admin.member.personId,
+});

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../../auth/auth.module';
+import { BoardsModule } from '../../boards/boards.module';
+import { CommentsModule } from '../../comments/comments.module';
+import { PostsModule } from '../../posts/posts.module';
+import { WebhooksModule } from '../../webhooks/webhooks.module';
+import { WorkspacesModule } from '../../workspaces/workspaces.module';
+import { WebSharedModule } from '../shared/web.module';
+import { AdminBoardsController } from './admin-boards.controller';
+import { AdminDevelopersController } from './admin-developers.controller';
+import { AdminMembersController } from './admin-members.controller';
+import { AdminPaths } from './admin-paths';
+import { AdminPostsController } from './admin-posts.controller';
+import { AdminSignInController } from './admin-sign-in.controller';
+import { AdminCookies, AdminGuard } from './admin.guard';
+
+/**
+ * The dashboard behind every `admin_url`: a workspace's members answer posts, move them along,
+ * merge them, and run boards, keys, endpoints and members, through the services the API uses.
+ */
+@Module({
+  imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule],
+  controllers: [AdminSignInController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController],
+  providers: [AdminPaths, AdminCookies, AdminGuard],
+})
+export class AdminModule {}
