@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { BoardsService } from '../boards/boards.service';
 import { AppError } from '../common/app-error';
 import { Page, pageOf } from '../common/page.query';
@@ -197,18 +197,8 @@ export class PostsService {
   async merge(actor: Actor, id: number, into: number): Promise<PostResponse> {
     return this.db.transaction(async (manager) => {
       const posts = await this.lock(manager, actor.workspaceId, [id, into]);
-      const source = posts.get(id);
-      if (!source) throw AppError.notFound('post');
-      if (into === id) throw AppError.invalid('into', 'must be another post');
-      const target = posts.get(into);
-      if (!target) throw AppError.invalid('into', `no post ${into} in this workspace`);
-      if (source.mergedIntoId !== null) {
-        // The path's post is at fault, not a body field; merging its target is what the caller can do.
-        throw AppError.invalid('path', `post ${id} is already merged into post ${source.mergedIntoId}; merge post ${source.mergedIntoId} instead`);
-      }
-      if (target.mergedIntoId !== null) {
-        throw AppError.invalid('into', `post ${into} is itself merged into post ${target.mergedIntoId}`);
-      }
+      const source = posts.get(id)!;
+      this.refuseMerge(posts, id, into);
       const ws = actor.workspaceId;
       await manager.query(
         `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
@@ -250,6 +240,30 @@ export class PostsService {
       [reader.workspaceId, postIds, personId],
     );
     return new Set(rows.map((row) => Number(row.post_id)));
+  }
+
+  /**
+   * Refuses a merge that `merge` would refuse, changing nothing (the dashboard asks before it
+   * merges, and asks only about a merge that can be made).
+   */
+  async checkMerge(actor: Reader, id: number, into: number): Promise<void> {
+    const rows = await this.db.getRepository(PostEntity).findBy({ workspaceId: actor.workspaceId, id: In([id, into]) });
+    this.refuseMerge(new Map(rows.map((row) => [row.id, row])), id, into);
+  }
+
+  private refuseMerge(posts: Map<number, PostEntity>, id: number, into: number): void {
+    const source = posts.get(id);
+    if (!source) throw AppError.notFound('post');
+    if (into === id) throw AppError.invalid('into', 'must be another post');
+    const target = posts.get(into);
+    if (!target) throw AppError.invalid('into', `no post ${into} in this workspace`);
+    if (source.mergedIntoId !== null) {
+      // The path's post is at fault, not a body field; merging its target is what the caller can do.
+      throw AppError.invalid('path', `post ${id} is already merged into post ${source.mergedIntoId}; merge post ${source.mergedIntoId} instead`);
+    }
+    if (target.mergedIntoId !== null) {
+      throw AppError.invalid('into', `post ${into} is itself merged into post ${target.mergedIntoId}`);
+    }
   }
 
   /** The people who voted for a post, newest vote first: names only, never an email. */

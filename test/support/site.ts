@@ -3,11 +3,14 @@ import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '../../src/common/secret-box';
 import { sealedBodyContext } from '../../src/notifications/sign-in-email';
+import { memberSignInLink } from '../../src/web/shared/sign-in.service';
 import { SsoService } from '../../src/workspaces/sso.service';
 import { TEST_ENCRYPTION_KEY } from './test-app';
 
 /** The public site's origin in tests (startTestApp's PUBLIC_BASE_URL): forms are posted from it. */
 export const SITE_ORIGIN = 'https://boards.chorus.test';
+/** The dashboard's (startTestApp's BASE_URL). */
+export const DASHBOARD_ORIGIN = 'https://chorus.test';
 
 export interface PageAnswer {
   status: number;
@@ -23,7 +26,10 @@ export interface PageAnswer {
 export class Visitor {
   readonly cookies = new Map<string, string>();
 
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly origin = SITE_ORIGIN,
+  ) {}
 
   private cookieHeader(): string | undefined {
     return this.cookies.size > 0 ? [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : undefined;
@@ -48,18 +54,18 @@ export class Visitor {
     return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
   }
 
-  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<PageAnswer> {
+  async post(path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<PageAnswer> {
     const cookie = this.cookieHeader();
     const res = await fetch(this.baseUrl + path, {
       method: 'POST',
       redirect: 'manual',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        origin: SITE_ORIGIN,
+        origin: this.origin,
         ...(cookie ? { cookie } : {}),
         ...headers,
       },
-      body: new URLSearchParams(form).toString(),
+      body: new URLSearchParams(Object.entries(form).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x]))).toString(),
     });
     this.keep(res);
     return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
@@ -93,6 +99,16 @@ export function pageText(html: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** A member signed in to the dashboard, through a one-time link as the CLI makes it. */
+export async function signedInMember(baseUrl: string, app: INestApplicationContext, workspaceId: string, email: string): Promise<Visitor> {
+  const member = new Visitor(baseUrl, DASHBOARD_ORIGIN);
+  const path = new URL(await memberSignInLink(app, workspaceId, email)).pathname;
+  const page = await member.get(path);
+  const answer = await member.post(path, { _csrf: formToken(page.text) });
+  if (answer.status !== 303) throw new Error(`signing in answered ${answer.status}: ${pageText(answer.text)}`);
+  return member;
 }
 
 /** A workspace's SSO secret, made for the test, and a signer of tokens with it. */

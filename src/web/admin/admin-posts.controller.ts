@@ -125,14 +125,13 @@ export class AdminPostsController {
     const refused = (errors: Record<string, string>) => this.postPage(req, id, { merge: { values: typed, errors } }, null, 400);
     const checked = await validateForm(MergePostDto, { into }, ['into']);
     if ('errors' in checked) return refused(checked.errors);
-    const post = await this.posts.get(actor, id);
-    let target;
     try {
-      target = await this.posts.get(actor, checked.value.into);
+      await this.posts.checkMerge(actor, id, checked.value.into);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') return refused({ into: `no post ${checked.value.into} in this workspace` });
+      if (error instanceof AppError && error.code === 'invalid_request') return refused(refusalOf(error.message, ['into']));
       throw error;
     }
+    const [post, target] = await Promise.all([this.posts.get(actor, id), this.posts.get(actor, checked.value.into)]);
     if (form.confirm !== 'yes') {
       const html = confirmPage(this.paths.frame(req), {
         title: `Merge “${post.title}” into “${target.title}”?`,
