@@ -36,6 +36,14 @@ describe('first start on the embedded database', () => {
     const page = await fetch(board);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<h1 class="user-text">Feedback</h1>');
+    // And a sign-in link to its dashboard, which opens the page with the "Sign in" button; the
+    // request's log line does not keep the link's token (printed once, in the banner above).
+    const link = (await first.waitFor(/Its dashboard[^\n]*\n\s+(http:\/\/\S+\/admin\/sign-in\/link\/\S+)/))[1];
+    const linkPage = await fetch(link);
+    expect(linkPage.status).toBe(200);
+    expect(await linkPage.text()).toContain('<button type="submit">Sign in</button>');
+    await first.waitFor(/sign-in\/link\/\[redacted\]/);
+    expect(first.output().split(link.slice(link.lastIndexOf('/') + 1)).length - 1).toBe(1);
     const answer = await curl(printed);
     expect(answer.status).toBe(200);
     expect(answer.body.data.map((b: { slug: string; public: boolean }) => [b.slug, b.public])).toEqual([

@@ -62,9 +62,18 @@ export class NestPinoLogger implements LoggerService {
 }
 
 /**
+ * A request's address as its log line shows it: without the credentials some addresses carry
+ * (a one-time sign-in link's token, an SSO token), which a log must never keep.
+ */
+export function loggedUrl(url: string): string {
+  return url.replace(/\/sign-in\/link\/[^/?#]+/, '/sign-in/link/[redacted]').replace(/([?&]token=)[^&#]*/g, '$1[redacted]');
+}
+
+/**
  * What every request gets, in one middleware (one clock, one listener): an id, answered in the
  * `Request-Id` header; as it ends, its metrics (`recordHttpRequest`) and one JSON log line with
- * its id, method and URL (never its headers: nobody reads them, and they carry credentials),
+ * its id, method and URL (never its headers: nobody reads them, and they carry credentials; nor
+ * the tokens of sign-in addresses, see loggedUrl),
  * status, duration in ms, and the workspace once the key is known. A 5xx logs at error, a 4xx at
  * warn. A request whose client went away first is logged once too, as aborted, and not counted.
  */
@@ -84,7 +93,7 @@ export function observeRequests(logger: Pino, metrics: MetricsService) {
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const line: Record<string, unknown> = {
-        req: { id: req.id, method: req.method, url: req.originalUrl },
+        req: { id: req.id, method: req.method, url: loggedUrl(req.originalUrl) },
         res: { statusCode: status },
         responseTime: Math.round(ms),
       };
