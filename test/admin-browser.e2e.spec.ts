@@ -2,14 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { memberSignInLink } from '../src/web/shared/sign-in.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
-import { axeViolations, describeInBrowser, launchBrowser } from './support/browser';
-import { createWorkspace, TestWorkspace } from './support/factories';
+import { axeViolations, describeInBrowser, startBrowserTest } from './support/browser';
+import type { TestWorkspace } from './support/factories';
 import { Client } from './support/http';
-import { MailServer } from './support/mail';
-import { freePort } from './support/processes';
-import { cancelPending, holdProcessorLock } from './support/processor-lock';
-import { closeReceivers, Receiver } from './support/receiver';
-import { startTestApp, TestApp } from './support/test-app';
+import type { MailServer } from './support/mail';
+import { Receiver } from './support/receiver';
+import type { TestApp } from './support/test-app';
 import { until } from './support/wait';
 
 // The dashboard in Chromium with JavaScript off: a team runs its workspace from sign-in to a
@@ -19,6 +17,7 @@ import { until } from './support/wait';
 const run = randomBytes(3).toString('hex');
 
 describeInBrowser('the dashboard in Chromium', () => {
+  let env: Awaited<ReturnType<typeof startBrowserTest>>;
   let t: TestApp;
   let ws: TestWorkspace;
   let api: Client;
@@ -26,38 +25,13 @@ describeInBrowser('the dashboard in Chromium', () => {
   let smtp: MailServer;
   let receiver: Receiver;
   let base: string;
-  let releaseLock: () => Promise<void>;
 
   beforeAll(async () => {
-    releaseLock = await holdProcessorLock();
-    smtp = await new MailServer().start();
-    receiver = await Receiver.start();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await startTestApp({
-      PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      BASE_URL: base,
-      RUN_WORKER: 'true',
-      SMTP_URL: smtp.url,
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '1h',
-    });
-    ws = await createWorkspace(t.app);
-    api = new Client(t.baseUrl, ws.key);
-    browser = await launchBrowser();
+    env = await startBrowserTest({ WEBHOOK_RETRY_SCHEDULE: '1h' });
+    ({ t, ws, api, browser, smtp, receiver, base } = env);
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    if (t) {
-      await cancelPending(t.db, [ws.id]);
-      await t.close();
-    }
-    await closeReceivers();
-    await smtp?.close();
-    await releaseLock?.();
-  });
+  afterAll(() => env?.stop());
 
   async function signedIn(options: { dark?: boolean; javaScript?: boolean } = {}): Promise<{ ctx: BrowserContext; page: Page }> {
     const ctx = await browser.newContext({ javaScriptEnabled: options.javaScript ?? false, colorScheme: options.dark ? 'dark' : 'light' });

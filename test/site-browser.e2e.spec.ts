@@ -4,15 +4,13 @@ import { BoardsService } from '../src/boards/boards.service';
 import { CommentsService } from '../src/comments/comments.service';
 import { PostsService } from '../src/posts/posts.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
-import { axeViolations, describeInBrowser, launchBrowser } from './support/browser';
-import { createWorkspace, TestWorkspace } from './support/factories';
+import { axeViolations, describeInBrowser, startBrowserTest } from './support/browser';
+import type { TestWorkspace } from './support/factories';
 import { Client } from './support/http';
-import { MailServer } from './support/mail';
-import { freePort } from './support/processes';
-import { cancelPending, holdProcessorLock } from './support/processor-lock';
-import { closeReceivers, Receiver } from './support/receiver';
+import type { MailServer } from './support/mail';
+import { Receiver } from './support/receiver';
+import type { TestApp } from './support/test-app';
 import { ssoSigner } from './support/site';
-import { startTestApp, TestApp } from './support/test-app';
 import { until } from './support/wait';
 
 // The public site in a real browser (Debian's Chromium): the whole journey with JavaScript off,
@@ -22,6 +20,7 @@ import { until } from './support/wait';
 const run = randomBytes(3).toString('hex');
 
 describeInBrowser('the public site in Chromium', () => {
+  let env: Awaited<ReturnType<typeof startBrowserTest>>;
   let t: TestApp;
   let ws: TestWorkspace;
   let api: Client;
@@ -29,43 +28,18 @@ describeInBrowser('the public site in Chromium', () => {
   let smtp: MailServer;
   let receiver: Receiver;
   let base: string;
-  let releaseLock: () => Promise<void>;
 
   beforeAll(async () => {
-    releaseLock = await holdProcessorLock();
-    smtp = await new MailServer().start();
-    receiver = await Receiver.start();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    // Served over http on the address the browser uses, so that its cookies and Origin are the site's own.
-    t = await startTestApp({
-      PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      BASE_URL: base,
-      RUN_WORKER: 'true',
-      SMTP_URL: smtp.url,
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    });
-    ws = await createWorkspace(t.app);
-    api = new Client(t.baseUrl, ws.key);
+    env = await startBrowserTest();
+    ({ t, ws, api, browser, smtp, receiver, base } = env);
     const endpoint = await api.post('/api/v1/webhook_endpoints', {
       url: receiver.url,
       events: ['post.created', 'post.voted', 'comment.created'],
     });
     expect(endpoint.status).toBe(201);
-    browser = await launchBrowser();
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    if (t) {
-      await cancelPending(t.db, [ws.id]);
-      await t.close();
-    }
-    await closeReceivers();
-    await smtp?.close();
-    await releaseLock?.();
-  });
+  afterAll(() => env?.stop());
 
   async function context(options: { javaScript?: boolean; dark?: boolean; width?: number; bypassCSP?: boolean } = {}): Promise<BrowserContext> {
     return browser.newContext({

@@ -1,5 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
+import { createWorkspace } from './factories';
+import { Client } from './http';
+import { MailServer } from './mail';
+import { freePort } from './processes';
+import { cancelPending, holdProcessorLock } from './processor-lock';
+import { closeReceivers, Receiver } from './receiver';
+import { startTestApp } from './test-app';
 
 /** Debian's Chromium, driven by playwright-core (whose own browser download cannot be reached). */
 export const CHROMIUM = process.env.CHORUS_CHROMIUM ?? '/usr/bin/chromium';
@@ -43,4 +50,38 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa'] } });
     return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
   });
+}
+
+/**
+ * What a browser test of the pages runs against: the app on a port of its own, served (over
+ * http) at the address the browser uses, so that its cookies and Origin are the pages' own; its
+ * outbox processor sending to a real SMTP peer and local receivers; a workspace with a key; and
+ * Chromium. `stop` undoes all of it.
+ */
+export async function startBrowserTest(env: Record<string, string> = {}) {
+  const releaseLock = await holdProcessorLock();
+  const smtp = await new MailServer().start();
+  const receiver = await Receiver.start();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({ PORT: String(port), PUBLIC_BASE_URL: base, BASE_URL: base, RUN_WORKER: 'true', SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...env });
+  const ws = await createWorkspace(t.app);
+  const browser = await launchBrowser();
+  return {
+    t,
+    ws,
+    api: new Client(t.baseUrl, ws.key),
+    base,
+    smtp,
+    receiver,
+    browser,
+    async stop() {
+      await browser.close();
+      await cancelPending(t.db, [ws.id]);
+      await t.close();
+      await closeReceivers();
+      await smtp.close();
+      await releaseLock();
+    },
+  };
 }

@@ -1,8 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
+import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { IsDefined, IsString, Matches } from 'class-validator';
-import { Public } from '../../auth/public.decorator';
 import type { BoardEntity } from '../../boards/board.entity';
 import { BoardsService } from '../../boards/boards.service';
 import { AppError } from '../../common/app-error';
@@ -11,7 +8,8 @@ import { HasLength, Optional, Trim, validateForm } from '../../common/validation
 import { Links } from '../../config/links';
 import { SLUG } from '../../workspaces/workspaces.service';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import { AdminGuard } from './admin.guard';
 import { AdminPaths } from './admin-paths';
 import { boardPage, boardsPage } from './views/boards';
@@ -57,12 +55,7 @@ const typed = (form: Form) => ({
 });
 
 /** Boards: create them, and change a board's name, slug, description, privacy and voter email. */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(AdminGuard)
-@UseInterceptors(PageResponses)
-@Controller('admin/boards')
+@PageController('admin/boards', AdminGuard)
 export class AdminBoardsController {
   constructor(
     private readonly boards: BoardsService,

@@ -1,8 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
+import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiKeysService } from '../../auth/api-keys.service';
-import { Public } from '../../auth/public.decorator';
 import { AppError } from '../../common/app-error';
 import { toPage } from '../../common/page.query';
 import type { ChorusRequest } from '../../common/request-context';
@@ -17,7 +14,8 @@ import { SsoService } from '../../workspaces/sso.service';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
 import { h } from '../shared/html';
 import { PageError } from '../shared/page-error';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import type { AdminContext } from './admin-context';
 import { AdminGuard } from './admin.guard';
 import { AdminPaths } from './admin-paths';
@@ -49,12 +47,7 @@ const API_PLAN = PLAN_NAMES.find((plan) => PLANS[plan].api)!;
  * CLI use. A secret is shown once, on the page answering the request that made it: never in an
  * address, a log line or a later page. What cannot be undone is confirmed first.
  */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(AdminGuard)
-@UseInterceptors(PageResponses)
-@Controller('admin/developers')
+@PageController('admin/developers', AdminGuard)
 export class AdminDevelopersController {
   constructor(
     private readonly keys: ApiKeysService,

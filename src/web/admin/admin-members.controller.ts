@@ -1,14 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
-import { Public } from '../../auth/public.decorator';
+import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
 import { validateForm } from '../../common/validation';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { SignInDto } from '../site/dto/sign-in.dto';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import { AdminGuard } from './admin.guard';
 import { AdminPaths } from './admin-paths';
 import { confirmPage } from './views/posts';
@@ -19,12 +17,7 @@ const PRIVATE = { public: false as const };
 const NOTICES: Record<string, string> = { added: 'The member was added.', removed: 'The member was removed, and signed out.' };
 
 /** Members: add one by email and name, remove one (never the last; their sessions end at once). */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(AdminGuard)
-@UseInterceptors(PageResponses)
-@Controller('admin/members')
+@PageController('admin/members', AdminGuard)
 export class AdminMembersController {
   constructor(
     private readonly workspaces: WorkspacesService,

@@ -1,7 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
-import { Public } from '../../auth/public.decorator';
+import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { BoardsService } from '../../boards/boards.service';
 import { CommentsService } from '../../comments/comments.service';
 import { CreateCommentDto } from '../../comments/dto/create-comment.dto';
@@ -15,7 +12,8 @@ import { UpdatePostDto } from '../../posts/dto/update-post.dto';
 import { PostsService } from '../../posts/posts.service';
 import { DeliveriesService } from '../../webhooks/deliveries.service';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import { memberActor } from './admin-context';
 import { AdminGuard } from './admin.guard';
 import { AdminPaths } from './admin-paths';
@@ -50,12 +48,7 @@ function search(query: PostsQuery): string {
  * API uses (the change is recorded as this member; the events, voter email and limits are the
  * API's).
  */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(AdminGuard)
-@UseInterceptors(PageResponses)
-@Controller('admin')
+@PageController('admin', AdminGuard)
 export class AdminPostsController {
   constructor(
     private readonly posts: PostsService,

@@ -1,9 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
+import { Body, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { IsDefined, IsEmail, IsString } from 'class-validator';
 import type { Response } from 'express';
-import { Public } from '../../auth/public.decorator';
 import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
 import { Trim, validateForm } from '../../common/validation';
@@ -13,7 +10,8 @@ import { clearCookie, readCookie, setCookie } from '../shared/cookies';
 import { FormTokens } from '../shared/form-tokens';
 import { emptyForm, FormState } from '../shared/forms';
 import { PageError } from '../shared/page-error';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import { newSecret, SessionsService } from '../shared/sessions.service';
 import { SignInService } from '../shared/sign-in.service';
 import { AdminCookies, AdminGuard, SignedOut } from './admin.guard';
@@ -40,12 +38,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * the CLI (`member sign-in-link`). A member of several workspaces then picks one. The session is
  * the dashboard's own cookie, 12 hours from last use.
  */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(AdminGuard)
-@UseInterceptors(PageResponses)
-@Controller('admin')
+@PageController('admin', AdminGuard)
 export class AdminSignInController {
   constructor(
     private readonly signIn: SignInService,

@@ -101,6 +101,9 @@ export const documentHtml = (root: Html): string => `<!doctype html>${root.text}
 /** Markup written by our code (an icon, say), never anything a user typed. */
 export const trustedHtml = (markup: string): Html => new Html(markup);
 
+/** ← as a character reference: the markup stays ASCII (and so one byte a character). */
+export const LEFT_ARROW = new Html('&#8592;');
+
 /** Children as HTML text (for a component that wraps them). */
 export const childrenHtml = (children: Child): Html => new Html(write(children));
 

@@ -1,9 +1,7 @@
-import { Body, Controller, HttpCode, Param, Post, Req, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
-import { Public } from '../../auth/public.decorator';
+import { Body, HttpCode, Param, Post, Req } from '@nestjs/common';
 import type { ChorusRequest } from '../../common/request-context';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import { SitePageViews } from './site-page-views';
 import { postIdOf } from './site-pages.controller';
 import { SitePaths } from './site-paths';
@@ -21,12 +19,7 @@ const typed = (form: Form, fields: string[]) => Object.fromEntries(fields.map((f
  * (the guard has checked its token) answered 303 back to the page; a refused form comes back
  * as its page with the errors beside the fields and what was typed kept.
  */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(SiteGuard)
-@UseInterceptors(PageResponses)
-@Controller(':workspace/:board')
+@PageController(':workspace/:board', SiteGuard)
 export class SiteActionsController {
   constructor(
     private readonly site: SiteService,

@@ -1,14 +1,12 @@
-import { Controller, Get, Param, Query, Req, UseGuards, UseInterceptors } from '@nestjs/common';
-import { SkipThrottle } from '@nestjs/throttler';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { Public } from '../../auth/public.decorator';
+import { Get, Param, Query, Req } from '@nestjs/common';
 import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
 import { FormQueryValidation } from '../../common/validation';
 import { Links } from '../../config/links';
 import { ListPostsQuery } from '../../posts/dto/list-posts.query';
 import { emptyForm } from '../shared/forms';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import { SiteContext } from './site-context';
 import { SiteGuard } from './site.guard';
 import { SitePaths } from './site-paths';
@@ -32,12 +30,7 @@ const publicCaching = (site: SiteContext) => ({ public: true as const, workspace
  * feed and the sitemap. Each reads through SiteService (the API's services) and hands plain
  * data to a view; what may be kept and revalidated is PageResponses' business.
  */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(SiteGuard)
-@UseInterceptors(PageResponses)
-@Controller(':workspace')
+@PageController(':workspace', SiteGuard)
 export class SitePagesController {
   constructor(
     private readonly site: SiteService,

@@ -1,8 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
+import { Body, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { Public } from '../../auth/public.decorator';
 import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
 import { validateForm } from '../../common/validation';
@@ -15,7 +12,8 @@ import { SignInForm } from '../shared/form-kind';
 import { FormTokens } from '../shared/form-tokens';
 import { emptyForm, FormState } from '../shared/forms';
 import { PageError } from '../shared/page-error';
-import { Page, PageResponses, Redirect } from '../shared/page-response';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
 import { newSecret, SessionsService } from '../shared/sessions.service';
 import { SignInService } from '../shared/sign-in.service';
 import { SignInDto } from './dto/sign-in.dto';
@@ -32,12 +30,7 @@ const PRIVATE = { public: false as const };
  * customer's app, and signing out. Every sign-in starts a new session; the way back is always a
  * page of this workspace's site.
  */
-@ApiExcludeController()
-@Public()
-@SkipThrottle()
-@UseGuards(SiteGuard)
-@UseInterceptors(PageResponses)
-@Controller(':workspace')
+@PageController(':workspace', SiteGuard)
 export class SiteSignInController {
   constructor(
     private readonly signIn: SignInService,

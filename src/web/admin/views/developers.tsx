@@ -5,6 +5,7 @@ import { ENDPOINT_KINDS } from '../../../webhooks/webhook-endpoint.entity';
 import type { WebhookEndpointEntity } from '../../../webhooks/webhook-endpoint.entity';
 import { FormAlert, FormState, Select, TextField, Token } from '../../shared/forms';
 import { Child, Fragment, Html, h } from '../../shared/html';
+import { Pager } from '../../shared/pager';
 import { shownText } from '../../shared/text';
 import { day, minute, plural } from '../../shared/words';
 import { AdminFrame, adminPage, Notice, SecretOnce } from './frame';
@@ -362,22 +363,7 @@ export function deliveriesPage(
           ) : null}
         </section>
       ))}
-      {view.prev || view.next ? (
-        <nav class="pager" aria-label="Pages">
-          {view.prev ? (
-            <a href={view.prev} rel="prev">
-              Newer deliveries
-            </a>
-          ) : (
-            <span />
-          )}
-          {view.next ? (
-            <a href={view.next} rel="next">
-              Older deliveries
-            </a>
-          ) : null}
-        </nav>
-      ) : null}
+      <Pager prev={view.prev} next={view.next} labels={['Newer deliveries', 'Older deliveries']} />
       <form method="post" action={a(`/admin/developers/endpoints/${e.id}/recover`)} class="card" novalidate aria-labelledby="recover-h">
         <h2 id="recover-h">Recover failed deliveries</h2>
         <p>Sends again every delivery to this endpoint that failed since a time, within the last 7 days (UTC).</p>

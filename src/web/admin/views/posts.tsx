@@ -3,14 +3,14 @@ import type { CommentResponse } from '../../../comments/comment.mapper';
 import { POST_STATUSES, PostStatus } from '../../../posts/post.entity';
 import type { PostResponse, VoterResponse } from '../../../posts/post.mapper';
 import type { PostEventDeliveries } from '../../../webhooks/deliveries.service';
+import { CommentList } from '../../shared/comments';
 import { FormAlert, FormState, Select, TextArea, TextField, Token } from '../../shared/forms';
-import { Fragment, h, trustedHtml } from '../../shared/html';
+import { Pager } from '../../shared/pager';
+import { Fragment, h, LEFT_ARROW } from '../../shared/html';
 import { FormattedText, shownText } from '../../shared/text';
 import { CATEGORY_WORDS, day, minute, plural, STATUS_WORDS } from '../../shared/words';
 import { StatusBadge } from '../../site/views/posts';
 import { AdminFrame, adminPage, Notice } from './frame';
-
-const BACK = trustedHtml('&#8592;');
 
 export interface PostsQuery {
   board?: string;
@@ -128,22 +128,7 @@ export function adminPostsPage(
       ) : (
         <p class="empty">No posts match.</p>
       )}
-      {view.prev || view.next ? (
-        <nav class="pager" aria-label="Pages">
-          {view.prev ? (
-            <a href={view.prev} rel="prev">
-              Previous page
-            </a>
-          ) : (
-            <span />
-          )}
-          {view.next ? (
-            <a href={view.next} rel="next">
-              Next page
-            </a>
-          ) : null}
-        </nav>
-      ) : null}
+      <Pager prev={view.prev} next={view.next} />
     </>,
   );
 }
@@ -172,7 +157,7 @@ export function adminPostPage(frame: AdminFrame, view: AdminPostView): string {
     'posts',
     <>
       <p>
-        <a href={a('/admin')}>{BACK} All posts</a>
+        <a href={a('/admin')}>{LEFT_ARROW} All posts</a>
       </p>
       <Notice text={view.notice} />
       <article class="card stack">
@@ -207,20 +192,7 @@ export function adminPostPage(frame: AdminFrame, view: AdminPostView): string {
         <div class="stack">
           <section aria-labelledby="comments-h" class="stack">
             <h2 id="comments-h">{plural(view.comments.length, 'comment')}</h2>
-            {view.comments.length > 0 ? (
-              <ol class="comments">
-                {view.comments.map((c) => (
-                  <li class={c.official ? 'comment is-official' : 'comment'} id={`comment-${c.id}`}>
-                    <header>
-                      <bdi class="who">{shownText(c.author.name)}</bdi>
-                      {c.official ? <span class="official">Official</span> : null}
-                      <time datetime={c.created_at.slice(0, 10)}>{day(c.created_at)}</time>
-                    </header>
-                    <FormattedText text={c.body} />
-                  </li>
-                ))}
-              </ol>
-            ) : null}
+            <CommentList comments={view.comments} />
             <form method="post" action={a(`/admin/p/${post.id}/reply`)} class="card" novalidate>
               <Token value={token} />
               <FormAlert form={view.forms.reply} />

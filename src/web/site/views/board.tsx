@@ -1,6 +1,7 @@
 import type { BoardEntity } from '../../../boards/board.entity';
 import { POST_CATEGORIES, POST_STATUSES } from '../../../posts/post.entity';
 import { FormAlert, FormState, Select, TextArea, TextField, Token } from '../../shared/forms';
+import { Pager } from '../../shared/pager';
 import { Fragment, h } from '../../shared/html';
 import { excerptText, shownText } from '../../shared/text';
 import { CATEGORY_WORDS, STATUS_WORDS } from '../../shared/words';
@@ -133,22 +134,7 @@ export function boardPage(frame: SiteFrame, view: BoardView): string {
           ) : (
             <p class="empty">{searching ? 'No posts match.' : query.offset > 0 ? 'No more posts.' : 'No posts yet. Be the first to suggest something.'}</p>
           )}
-          {view.prev || view.next ? (
-            <nav class="pager" aria-label="Pages">
-              {view.prev ? (
-                <a href={view.prev} rel="prev">
-                  Previous page
-                </a>
-              ) : (
-                <span />
-              )}
-              {view.next ? (
-                <a href={view.next} rel="next">
-                  Next page
-                </a>
-              ) : null}
-            </nav>
-          ) : null}
+          <Pager prev={view.prev} next={view.next} />
         </div>
         <aside aria-label="New post">
           <NewPostForm frame={frame} view={view} />

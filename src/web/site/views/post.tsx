@@ -1,11 +1,10 @@
 import type { BoardEntity } from '../../../boards/board.entity';
 import type { CommentResponse } from '../../../comments/comment.mapper';
+import { CommentList } from '../../shared/comments';
 import { FormAlert, FormState, TextArea, Token } from '../../shared/forms';
-import { Fragment, h, trustedHtml } from '../../shared/html';
-
-const BACK = trustedHtml('&#8592;');
+import { Fragment, h, LEFT_ARROW } from '../../shared/html';
 import { excerptText, FormattedText, shownText } from '../../shared/text';
-import { day, plural } from '../../shared/words';
+import { plural } from '../../shared/words';
 import { SiteFrame, sitePage } from './frame';
 import { ListedPost, PostMeta, VoteButton } from './posts';
 
@@ -17,19 +16,6 @@ export interface PostView {
   canonical: string;
   form: FormState;
   commentAction: string;
-}
-
-function Comment({ comment }: { comment: CommentResponse }) {
-  return (
-    <li class={comment.official ? 'comment is-official' : 'comment'} id={`comment-${comment.id}`}>
-      <header>
-        <bdi class="who user-text">{shownText(comment.author.name)}</bdi>
-        {comment.official ? <span class="official">Official</span> : null}
-        <time datetime={comment.created_at.slice(0, 10)}>{day(comment.created_at)}</time>
-      </header>
-      <FormattedText text={comment.body} />
-    </li>
-  );
 }
 
 /** A post: its votes, its text, its comments oldest first (team replies marked "Official"), the comment form. */
@@ -47,7 +33,7 @@ export function postPage(frame: SiteFrame, view: PostView): string {
     null,
     <>
       <p class="user-text">
-        <a href={view.boardHref}>{BACK} {shownText(view.board.name)}</a>
+        <a href={view.boardHref}>{LEFT_ARROW} {shownText(view.board.name)}</a>
       </p>
       <article class="card post-page">
         <div class="post-head">
@@ -65,13 +51,7 @@ export function postPage(frame: SiteFrame, view: PostView): string {
       </article>
       <section aria-labelledby="comments" class="stack">
         <h2 id="comments">{plural(view.comments.length, 'comment')}</h2>
-        {view.comments.length > 0 ? (
-          <ol class="comments">
-            {view.comments.map((comment) => (
-              <Comment comment={comment} />
-            ))}
-          </ol>
-        ) : null}
+        <CommentList comments={view.comments} />
         {frame.visitor ? (
           <form method="post" action={view.commentAction} class="card" novalidate>
             <Token value={frame.visitor.token} />
