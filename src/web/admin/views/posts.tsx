@@ -4,6 +4,7 @@ import { POST_STATUSES, PostStatus } from '../../../posts/post.entity';
 import type { PostResponse, VoterResponse } from '../../../posts/post.mapper';
 import type { PostEventDeliveries } from '../../../webhooks/deliveries.service';
 import { CommentList } from '../../shared/comments';
+import { SearchAndStatus } from '../../shared/filters';
 import { FormAlert, FormState, Select, TextArea, TextField, Token } from '../../shared/forms';
 import { Pager } from '../../shared/pager';
 import { Fragment, h, LEFT_ARROW } from '../../shared/html';
@@ -37,10 +38,7 @@ export function adminPostsPage(
       <h1>Posts</h1>
       <Notice text={view.notice} />
       <form class="filters card" method="get" action={a('/admin')} role="search">
-        <div class="field">
-          <label for="f-q">Search</label>
-          <input type="search" id="f-q" name="q" value={query.q ?? ''} maxlength={200} />
-        </div>
+        <SearchAndStatus id="f" q={query.q} status={query.status} />
         <div class="field">
           <label for="f-board">Board</label>
           <select id="f-board" name="board">
@@ -51,19 +49,6 @@ export function adminPostsPage(
               <option value={b.slug} selected={query.board === b.slug}>
                 {shownText(b.name)}
                 {b.public ? '' : ' (private)'}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="f-status">Status</label>
-          <select id="f-status" name="status">
-            <option value="" selected={!query.status}>
-              Any status
-            </option>
-            {POST_STATUSES.map((s) => (
-              <option value={s} selected={query.status === s}>
-                {STATUS_WORDS[s]}
               </option>
             ))}
           </select>

@@ -1,10 +1,11 @@
 import type { BoardEntity } from '../../../boards/board.entity';
-import { POST_CATEGORIES, POST_STATUSES } from '../../../posts/post.entity';
+import { POST_CATEGORIES } from '../../../posts/post.entity';
+import { SearchAndStatus } from '../../shared/filters';
 import { FormAlert, FormState, Select, TextArea, TextField, Token } from '../../shared/forms';
 import { Pager } from '../../shared/pager';
 import { Fragment, h } from '../../shared/html';
 import { excerptText, shownText } from '../../shared/text';
-import { CATEGORY_WORDS, STATUS_WORDS } from '../../shared/words';
+import { CATEGORY_WORDS } from '../../shared/words';
 import type { BoardQuery } from '../site.service';
 import { SiteFrame, sitePage } from './frame';
 import { ListedPost, PostItem } from './posts';
@@ -103,23 +104,7 @@ export function boardPage(frame: SiteFrame, view: BoardView): string {
             </nav>
             <form class="filters" method="get" action={view.link({ q: undefined, status: undefined, offset: 0, sort: 'new' })} role="search">
               {query.sort !== 'new' ? <input type="hidden" name="sort" value={query.sort} /> : null}
-              <div class="field">
-                <label for="search-q">Search</label>
-                <input type="search" id="search-q" name="q" value={query.q ?? ''} maxlength={200} />
-              </div>
-              <div class="field">
-                <label for="search-status">Status</label>
-                <select id="search-status" name="status">
-                  <option value="" selected={!query.status}>
-                    Any status
-                  </option>
-                  {POST_STATUSES.map((s) => (
-                    <option value={s} selected={query.status === s}>
-                      {STATUS_WORDS[s]}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <SearchAndStatus id="search" q={query.q} status={query.status} />
               <button type="submit" class="secondary">
                 Filter
               </button>
