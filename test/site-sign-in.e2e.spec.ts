@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { SessionsService } from '../src/web/shared/sessions.service';
+import { createSignInLink } from '../src/web/shared/sign-in.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, getFrom } from './support/http';
@@ -153,6 +155,10 @@ describe('signing in to the public site', () => {
       // The email waits in the outbox sealed: its code is nowhere in the database as text.
       const [{ body }] = await t.db.query(`SELECT body FROM webhook_deliveries WHERE id = $1`, [mail.deliveryId]);
       expect(body).not.toContain(mail.code);
+      // Not an event's delivery: the API's delivery log does not list it, nor answers it by id.
+      const api = new Client(t.baseUrl, ws.key);
+      expect((await api.get('/api/v1/deliveries?channel=email&limit=100')).body.data.map((d: { id: string }) => d.id)).not.toContain(mail.deliveryId);
+      expect((await api.get(`/api/v1/deliveries/${mail.deliveryId}`)).status).toBe(404);
       const [code] = await t.db.query(`SELECT code_hash FROM sign_in_codes WHERE workspace_id = $1 AND lower(email) = $2`, [ws.id, `coder-${run}@example.com`]);
       expect(code.code_hash.toString('utf8')).not.toContain(mail.code);
 
@@ -262,6 +268,22 @@ describe('signing in to the public site', () => {
       const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_type = 'sign_in' AND recipient = $1`, [`flooded-${run}@example.com`]);
       expect(n).toBe(3);
     });
+  });
+
+  it('forgets ended sessions and codes a day past their end, and nothing else', async () => {
+    const sessions = t.app.get(SessionsService);
+    const person = await t.app.get(WorkspacesService).addPerson(ws.id, { kind: 'user', name: 'Purge Me', email: `purge-${run}@example.com` });
+    const live = await sessions.start(ws.id, 'visitor', person.id);
+    const ended = await sessions.start(ws.id, 'visitor', person.id);
+    await t.db.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE workspace_id = $1 AND id = $2`, [ws.id, ended.token.split('.')[1]]);
+    const token = await createSignInLink(t.db, ws.id, 'visitor', `purge-${run}@example.com`);
+    const fresh = await createSignInLink(t.db, ws.id, 'visitor', `purge-${run}@example.com`);
+    await t.db.query(`UPDATE sign_in_codes SET expires_at = now() - interval '25 hours' WHERE workspace_id = $1 AND id = $2`, [ws.id, token.split('.')[0]]);
+    await sessions.purgeExpired();
+    const left = await t.db.query(`SELECT id FROM sessions WHERE workspace_id = $1 AND person_id = $2`, [ws.id, person.id]);
+    expect(left.map((r: { id: string }) => r.id)).toEqual([live.token.split('.')[1]]);
+    const codes = await t.db.query(`SELECT id FROM sign_in_codes WHERE workspace_id = $1 AND email = $2`, [ws.id, `purge-${run}@example.com`]);
+    expect(codes.map((r: { id: string }) => r.id)).toEqual([fresh.split('.')[0]]);
   });
 
   it('sends at most SIGN_IN_CLIENT_LIMIT sign-in emails an hour for one client address', async () => {
