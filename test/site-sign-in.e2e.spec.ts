@@ -155,10 +155,10 @@ describe('signing in to the public site', () => {
       // The email waits in the outbox sealed: its code is nowhere in the database as text.
       const [{ body }] = await t.db.query(`SELECT body FROM webhook_deliveries WHERE id = $1`, [mail.deliveryId]);
       expect(body).not.toContain(mail.code);
-      // Not an event's delivery: the API's delivery log does not list it, nor answers it by id.
+      // Not an event's delivery: the API's delivery log does not list it, nor retries it.
       const api = new Client(t.baseUrl, ws.key);
       expect((await api.get('/api/v1/deliveries?channel=email&limit=100')).body.data.map((d: { id: string }) => d.id)).not.toContain(mail.deliveryId);
-      expect((await api.get(`/api/v1/deliveries/${mail.deliveryId}`)).status).toBe(404);
+      expect((await api.post(`/api/v1/deliveries/${mail.deliveryId}/retry`)).status).toBe(404);
       const [code] = await t.db.query(`SELECT code_hash FROM sign_in_codes WHERE workspace_id = $1 AND lower(email) = $2`, [ws.id, `coder-${run}@example.com`]);
       expect(code.code_hash.toString('utf8')).not.toContain(mail.code);
 
