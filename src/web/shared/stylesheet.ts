@@ -78,10 +78,10 @@ main > section + section, main > .stack + .stack, main > section.stack { margin-
 .post h2 a:hover { text-decoration: underline; }
 .excerpt { color: var(--muted); margin-bottom: .4rem; }
 .meta { display: flex; flex-wrap: wrap; gap: .25rem .75rem; color: var(--muted); font-size: .875rem; margin: 0; align-items: center; }
-.votes { flex: none; width: 3.6rem; text-align: center; }
-.votes form { margin: 0; }
-.vote { display: flex; flex-direction: column; align-items: center; width: 100%; padding: .35rem 0; border: 1px solid var(--border); border-radius: 8px; background: var(--surface); color: var(--text); font: inherit; cursor: pointer; text-decoration: none; line-height: 1.2; }
+.votes { flex: none; width: 3.6rem; margin: 0; }
+.vote { display: flex; flex-direction: column; align-items: center; padding: .35rem 0; border: 1px solid var(--border); border-radius: 8px; background: var(--surface); color: var(--text); font: inherit; cursor: pointer; text-decoration: none; line-height: 1.2; }
 .vote:hover { border-color: var(--accent); }
+form.votes .vote { width: 100%; }
 .vote[data-voted="true"] { background: var(--accent-soft); border-color: var(--accent); color: var(--accent-strong); }
 .vote::before { content: ""; border: .4rem solid transparent; border-bottom: .5rem solid currentColor; border-top: 0; margin-bottom: .15rem; }
 .vote strong { font-size: 1.05rem; }

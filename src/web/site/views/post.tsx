@@ -37,9 +37,7 @@ export function postPage(frame: SiteFrame, view: PostView): string {
       </p>
       <article class="card post-page">
         <div class="post-head">
-          <div class="votes">
-            <VoteButton frame={frame} listed={view.listed} back={frame.here} />
-          </div>
+          <VoteButton frame={frame} listed={view.listed} back={frame.here} />
           <div class="post-main">
             <h1 class="user-text">
               {title}

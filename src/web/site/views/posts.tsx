@@ -26,13 +26,13 @@ export function VoteButton({ frame, listed, back }: { frame: SiteFrame; listed: 
   const title = shownText(post.title);
   if (!frame.visitor) {
     return (
-      <a class="vote" href={frame.paths.signIn} aria-label={`Vote for "${title}": ${plural(post.votes, 'vote')} (sign in first)`}>
+      <a class="vote votes" href={frame.paths.signIn} aria-label={`Vote for "${title}": ${plural(post.votes, 'vote')}`}>
         {count}
       </a>
     );
   }
   return (
-    <form method="post" action={`${listed.href}/vote`}>
+    <form method="post" action={`${listed.href}/vote`} class="votes">
       <Token value={frame.visitor.token} />
       <input type="hidden" name="intent" value={voted ? 'remove' : 'add'} />
       <input type="hidden" name="back" value={back} />
@@ -72,14 +72,12 @@ export function PostItem({ frame, listed, back }: { frame: SiteFrame; listed: Li
   const { post } = listed;
   return (
     <li class="post">
-      <div class="votes">
-        <VoteButton frame={frame} listed={listed} back={back} />
-      </div>
+      <VoteButton frame={frame} listed={listed} back={back} />
       <div class="post-main">
         <h2>
           <a href={listed.href}>{shownText(post.title)}</a>
         </h2>
-        <Excerpt text={post.body} class="excerpt" />
+        <Excerpt text={post.body} max={140} class="excerpt" />
         <PostMeta post={post} />
       </div>
     </li>
