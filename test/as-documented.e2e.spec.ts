@@ -118,10 +118,21 @@ describe('requests, exactly as documented', () => {
     });
 
     it('refuses {"foo":1} on a delivery retry, and answers a bodiless retry', async () => {
+      // No processor runs in this file; holding the lock keeps other files' processors (which
+      // claim any workspace's events) from fanning this post out while the test writes its delivery.
+      const release = await holdProcessorLock();
+      try {
+        await retryWithAndWithoutBody();
+      } finally {
+        await release();
+      }
+    });
+
+    async function retryWithAndWithoutBody() {
       const created = await endpoint();
       const post = await api.post('/api/v1/posts', { board: 'ideas', title: 'A post to deliver' });
       expect(post.status).toBe(201);
-      // A delivery of this endpoint, written as the outbox writes them (no processor runs here).
+      // A delivery of this endpoint, written as the outbox writes them.
       const [event] = await t.db.query(
         `SELECT id, created_at FROM outbox_events WHERE workspace_id = $1 ORDER BY created_at DESC LIMIT 1`,
         [ws.id],
@@ -139,7 +150,7 @@ describe('requests, exactly as documented', () => {
       expect(retried.status).toBe(200);
       expect(retried.body.data).toMatchObject({ id: delivery.id, status: 'pending' });
       await t.db.query(`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
-    });
+    }
   });
 
   describe('error messages name something the caller can act on (point 9)', () => {
