@@ -320,6 +320,42 @@ describe('the public site', () => {
       expect(queries).toBe(0);
     });
 
+    (onEmbeddedDatabase() ? it.skip : it)('[PostgreSQL] an unchanged page is sent again from memory, the same bytes, until something it shows changes', async () => {
+      const created = await post({ title: 'Sent from memory' });
+      const path = `/${ws.slug}/ideas?sort=new`;
+      const first = await site().get(path);
+      expect(first.status).toBe(200);
+      const counted = async <T>(work: () => Promise<T>) => {
+        const pool = (t.db.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
+        const query = pool.query;
+        let queries = 0;
+        pool.query = (...args: unknown[]) => {
+          queries++;
+          return query.apply(pool, args);
+        };
+        try {
+          return { result: await work(), queries };
+        } finally {
+          pool.query = query;
+        }
+      };
+      const kept = await counted(() => site().get(path));
+      expect([kept.result.status, kept.result.text, kept.result.headers.get('etag')]).toEqual([200, first.text, first.headers.get('etag')]);
+      expect(kept.result.headers.get('cache-control')).toBe('public, max-age=0, must-revalidate');
+      expect(kept.result.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(kept.queries).toBe(0);
+      // A hard reload (Cache-Control: no-cache) is rendered afresh: the same page, read again.
+      const reloaded = await counted(() => site().get(path, { 'cache-control': 'no-cache' }));
+      expect([reloaded.result.status, reloaded.result.text]).toEqual([200, first.text]);
+      expect(reloaded.queries).toBeGreaterThan(0);
+      // A change to what it shows is sent as soon as this instance hears of it.
+      expect((await api.post(`/api/v1/posts/${created.id}/comments`, { body: 'A comment changes the count' })).status).toBe(201);
+      let after = await site().get(path);
+      for (let i = 0; after.text === first.text && i < 50; i++) after = await site().get(path);
+      expect(after.text).not.toBe(first.text);
+      expect(after.headers.get('etag')).not.toBe(first.headers.get('etag'));
+    });
+
     it('a page for a signed-in visitor is private and never stored', async () => {
       const { sign } = await ssoSigner(t.app, ws.id);
       const visitor = site();

@@ -7,6 +7,16 @@ import { SITE_CHANNEL } from '../../workspaces/site-changes';
 
 const MAX_VALIDATORS = 10_000;
 const MAX_WORKSPACES = 10_000;
+/** The most bytes of rendered pages one instance keeps (about 350 board pages). */
+const MAX_KEPT_BYTES = 8 * 1024 * 1024;
+
+/** A public page as it was sent: its validator, and its bytes while they fit in the budget. */
+export interface SentPage {
+  etag: string;
+  body: Buffer | null;
+  type: string;
+  headers: Record<string, string>;
+}
 
 /** A page's validator: a hash of the bytes sent. */
 export const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
@@ -24,8 +34,10 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
  * - each workspace's version: a count of the changes to what its pages show (posts, votes,
  *   comments, boards, names) announced on `chorus_site` at commit, from whichever process made
  *   them (SITE_CHANNEL);
- * - the validator (ETag) each page address was last sent with, and the version it was rendered
- *   at: while that version holds, a revalidation is answered 304 without reading anything;
+ * - the validator (ETag) each page address was last sent with, its bytes, and the version it was
+ *   rendered at: while that version holds, a revalidation is answered 304 and a request sent
+ *   those bytes, without reading or rendering anything (unless the visitor asks for a fresh
+ *   copy with `Cache-Control: no-cache`, as a browser's hard reload does);
  * - workspaces by slug (a change to the workspaces table is announced on `chorus_callers`,
  *   which also makes every page stale).
  * All of it is trusted only while the LISTEN connection is up; meanwhile (and always on the
@@ -38,7 +50,8 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 @Injectable()
 export class PageCache implements OnModuleInit, OnApplicationShutdown {
   private readonly versions = new Map<string, number>();
-  private readonly validators = new Map<string, { etag: string; workspaceId: string; version: string }>();
+  private readonly sent = new Map<string, SentPage & { workspaceId: string; version: string }>();
+  private keptBytes = 0;
   private readonly workspaces = new Map<string, unknown>();
   private readonly reads = new Map<string, { version: string; value: unknown }>();
   private epoch = 0;
@@ -77,7 +90,8 @@ export class PageCache implements OnModuleInit, OnApplicationShutdown {
   private forgetAll(): void {
     this.epoch++;
     this.versions.clear();
-    this.validators.clear();
+    this.sent.clear();
+    this.keptBytes = 0;
     this.workspaces.clear();
     this.reads.clear();
   }
@@ -87,18 +101,30 @@ export class PageCache implements OnModuleInit, OnApplicationShutdown {
     return this.listening ? `${this.epoch}.${this.versions.get(workspaceId) ?? 0}` : null;
   }
 
-  /** The validator of this address when a revalidation with it can be answered 304 without rendering; else null. */
-  fresh(address: string, ifNoneMatch: string | undefined): string | null {
-    if (!ifNoneMatch || !this.listening) return null;
-    const known = this.validators.get(address);
-    return known && matchesEtag(ifNoneMatch, known.etag) && this.version(known.workspaceId) === known.version ? known.etag : null;
+  /** The page last sent at this address, while nothing it shows has changed since; else null. */
+  current(address: string): SentPage | null {
+    if (!this.listening) return null;
+    const known = this.sent.get(address);
+    return known && this.version(known.workspaceId) === known.version ? known : null;
   }
 
-  /** Remembers what a page was sent with, rendered at `version` (read before its content). */
-  remember(address: string, workspaceId: string, version: string | null, etag: string): void {
+  /** Remembers a page as sent (its bytes too, within the budget), rendered at `version` (read before its content). */
+  remember(address: string, workspaceId: string, version: string | null, page: SentPage): void {
     if (version === null || version !== this.version(workspaceId)) return;
-    if (this.validators.size >= MAX_VALIDATORS) this.validators.delete(this.validators.keys().next().value!);
-    this.validators.set(address, { etag, workspaceId, version });
+    this.forget(address);
+    const body = page.body && page.body.length <= MAX_KEPT_BYTES / 64 ? page.body : null;
+    while (this.sent.size > 0 && (this.sent.size >= MAX_VALIDATORS || this.keptBytes + (body?.length ?? 0) > MAX_KEPT_BYTES)) {
+      this.forget(this.sent.keys().next().value!);
+    }
+    this.sent.set(address, { ...page, body, workspaceId, version });
+    this.keptBytes += body?.length ?? 0;
+  }
+
+  private forget(address: string): void {
+    const known = this.sent.get(address);
+    if (!known) return;
+    this.keptBytes -= known.body?.length ?? 0;
+    this.sent.delete(address);
   }
 
   /**

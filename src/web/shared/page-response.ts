@@ -45,15 +45,25 @@ export class PageResponses implements NestInterceptor {
     const req = http.getRequest<ChorusRequest>();
     const res = http.getResponse<Response>();
     const ifNoneMatch = req.headers['if-none-match'];
-    const current = (req.method === 'GET' || req.method === 'HEAD') && req.site?.anonymous ? this.cache.fresh(req.originalUrl, ifNoneMatch) : null;
-    if (current) {
+    const kept = (req.method === 'GET' || req.method === 'HEAD') && req.site?.anonymous ? this.cache.current(req.originalUrl) : null;
+    if (kept && matchesEtag(ifNoneMatch, kept.etag)) {
+      this.sendPublic(res, kept.etag);
       res.status(304);
-      res.setHeader('ETag', current);
-      res.setHeader('Cache-Control', PUBLIC);
-      res.setHeader('Vary', 'Cookie');
       return of('');
     }
+    if (kept?.body && !/no-cache/i.test(req.headers['cache-control'] ?? '')) {
+      for (const name in kept.headers) res.setHeader(name, kept.headers[name]);
+      res.setHeader('Content-Type', kept.type);
+      this.sendPublic(res, kept.etag);
+      return of(kept.body);
+    }
     return next.handle().pipe(map((result: unknown) => this.send(req, res, result, ifNoneMatch)));
+  }
+
+  private sendPublic(res: Response, etag: string): void {
+    res.setHeader('ETag', etag);
+    res.setHeader('Cache-Control', PUBLIC);
+    res.setHeader('Vary', 'Cookie');
   }
 
   private send(req: ChorusRequest, res: Response, result: unknown, ifNoneMatch: string | undefined): string | Buffer {
@@ -71,13 +81,12 @@ export class PageResponses implements NestInterceptor {
       res.setHeader('Cache-Control', PRIVATE);
       return result.body;
     }
-    // Encoded once: hashed for the ETag and sent as these bytes.
+    // Encoded once: hashed for the ETag, kept, and sent as these bytes.
     const bytes = Buffer.from(result.body, 'utf8');
     const etag = etagOf(bytes);
-    res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', PUBLIC);
-    res.setHeader('Vary', 'Cookie');
-    this.cache.remember(req.originalUrl, result.caching.workspaceId, result.caching.version, etag);
+    this.sendPublic(res, etag);
+    const { workspaceId, version } = result.caching;
+    this.cache.remember(req.originalUrl, workspaceId, version, { etag, body: bytes, type: result.type, headers: result.headers });
     if (matchesEtag(ifNoneMatch, etag)) {
       res.status(304);
       return '';
