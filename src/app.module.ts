@@ -36,7 +36,7 @@ export class AppModule {
         ...(config.runWorker ? [OutboxModule] : []),
         WebSharedModule,
         AdminModule,
-        // Its routes take any first path segment (a workspace's slug): matchSiteRoutesLast puts them after all others.
+        // Its routes take any first path segment (a workspace's slug): orderRoutes (src/common/route-order.ts) puts them after all others.
         SiteModule,
       ],
       controllers: [MetricsController],

@@ -11,7 +11,7 @@ import { DatabaseTarget, runMigrations } from './database/database';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
-import { matchSiteRoutesLast } from './web/site/site-routes';
+import { orderRoutes } from './common/route-order';
 
 /** The HTTP application, with migrations applied, initialised; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
@@ -30,6 +30,6 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);
   await app.init();
-  matchSiteRoutesLast(app);
+  orderRoutes(app);
   return app;
 }
