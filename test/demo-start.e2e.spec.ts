@@ -44,6 +44,13 @@ describe('first start on the embedded database', () => {
     expect(await linkPage.text()).toContain('<button type="submit">Sign in</button>');
     await first.waitFor(/sign-in\/link\/\[redacted\]/);
     expect(first.output().split(link.slice(link.lastIndexOf('/') + 1)).length - 1).toBe(1);
+    // A refused SSO token is the visitor's mistake: only the request's own line tells of it,
+    // without the token, and nothing is logged as a failure.
+    const forged = 'eyJhbGciOiJIUzI1NiJ9.eyJmb3JnZWQiOnRydWV9.Zm9yZ2Vk';
+    expect((await fetch(`http://localhost:${port}/demo/sso?token=${forged}`)).status).toBe(400);
+    await first.waitFor(/demo\/sso\?token=\[redacted\]/);
+    expect(first.output()).not.toContain(forged);
+    expect(first.output()).not.toMatch(/failed \(request/);
     const answer = await curl(printed);
     expect(answer.status).toBe(200);
     expect(answer.body.data.map((b: { slug: string; public: boolean }) => [b.slug, b.public])).toEqual([

@@ -9,6 +9,7 @@ import { renderErrorPage } from '../web/shared/error-page';
 import { PageError } from '../web/shared/page-error';
 import { isPagePath } from '../web/shared/routes';
 import { AppError, ErrorCode } from './app-error';
+import { loggedUrl } from './logging';
 import type { ChorusRequest } from './request-context';
 
 /** Nest's own exceptions (the router's, the body parser's): by status; other 4xx are invalid_request. */
@@ -49,11 +50,15 @@ export class ErrorFilter implements ExceptionFilter {
           (guardError: unknown) => this.toAppError(guardError, req),
         );
     }
-    if (error.code === 'query_timeout') {
-      this.logger.warn(`${req.method} ${req.originalUrl} cancelled by the statement timeout (request ${req.id})`);
+    // A page's refusal is the request's fault, logged at warn by the request's own line; and a
+    // logged address never keeps a sign-in token (loggedUrl).
+    if (exception instanceof PageError) {
+      // nothing more to log
+    } else if (error.code === 'query_timeout') {
+      this.logger.warn(`${req.method} ${loggedUrl(req.originalUrl)} cancelled by the statement timeout (request ${req.id})`);
     } else if (error.status >= 500) {
       this.logger.error(
-        `${req.method} ${req.originalUrl} failed (request ${req.id})`,
+        `${req.method} ${loggedUrl(req.originalUrl)} failed (request ${req.id})`,
         exception instanceof Error ? exception.stack : String(exception),
       );
     }
