@@ -3,6 +3,7 @@ import { FormAlert, FormState, TextArea, TextField, Token } from '../../shared/f
 import { Fragment, Html, h } from '../../shared/html';
 import { shownText } from '../../shared/text';
 import { AdminFrame, adminPage, Notice } from './frame';
+import { Table } from './table';
 
 /** A checkbox and its label (a box left unticked is not sent: the handler reads it as false). */
 export function Check({ form_id, name, label, checked, hint }: { form_id: string; name: string; label: string; checked: boolean; hint?: string }): Html {
@@ -44,33 +45,20 @@ export function boardsPage(frame: AdminFrame, view: { boards: (BoardEntity & { u
       <div class="columns">
         <div>
           {view.boards.length > 0 ? (
-            <div class="table-wrap">
-              <table>
-                <caption class="visually-hidden">Boards</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Board</th>
-                    <th scope="col">Slug</th>
-                    <th scope="col">Seen by</th>
-                    <th scope="col">Voter email</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {view.boards.map((b) => (
-                    <tr>
-                      <td class="user-text">
-                        <a href={a(`/admin/boards/${b.slug}`)}>{shownText(b.name)}</a>
-                      </td>
-                      <td>
-                        <code>{b.slug}</code>
-                      </td>
-                      <td>{b.public ? <a href={b.url}>Everyone</a> : 'Members only'}</td>
-                      <td>{b.notifyVoters ? 'On' : 'Off'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table caption="Boards" columns={['Board', 'Slug', 'Seen by', 'Voter email']}>
+              {view.boards.map((b) => (
+                <tr>
+                  <td class="user-text">
+                    <a href={a(`/admin/boards/${b.slug}`)}>{shownText(b.name)}</a>
+                  </td>
+                  <td>
+                    <code>{b.slug}</code>
+                  </td>
+                  <td>{b.public ? <a href={b.url}>Everyone</a> : 'Members only'}</td>
+                  <td>{b.notifyVoters ? 'On' : 'Off'}</td>
+                </tr>
+              ))}
+            </Table>
           ) : (
             <p class="empty">No boards yet.</p>
           )}

@@ -9,6 +9,7 @@ import { Pager } from '../../shared/pager';
 import { shownText } from '../../shared/text';
 import { day, minute, plural } from '../../shared/words';
 import { AdminFrame, adminPage, Notice, SecretOnce } from './frame';
+import { Table } from './table';
 
 const KIND_WORDS: Record<string, string> = { webhook: 'Your server (signed webhook)', slack: 'Slack channel', discord: 'Discord channel' };
 const DISABLED_WORDS: Record<string, string> = { user: 'turned off', consecutive_failures: 'turned off after 20 failures in a row', gone: 'turned off: the channel is gone' };
@@ -82,46 +83,30 @@ export function developersPage(frame: AdminFrame, view: DevelopersView): string 
             <h2 id="keys-h">API keys</h2>
             <p>A key can read and change everything in this workspace, private boards included. Keep it on your server.</p>
             {view.keys.length > 0 ? (
-              <div class="table-wrap">
-                <table>
-                  <caption class="visually-hidden">API keys</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Key</th>
-                      <th scope="col">Created by</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {view.keys.map((key) => (
-                      <tr>
-                        <td>
-                          <code>{key.keyPrefix}…</code>
-                        </td>
-                        <td class="user-text">{shownText(key.creator)}</td>
-                        <td>{day(key.createdAt)}</td>
-                        <td>{key.lastUsedAt ? minute(key.lastUsedAt) : 'Never'}</td>
-                        <td>
-                          {key.revokedAt ? (
-                            `Revoked ${day(key.revokedAt)}`
-                          ) : (
-                            <form method="post" action={d(`/keys/${key.id}/revoke`)} class="inline">
-                              <Token value={token} />
-                              <button type="submit" class="secondary" aria-label={`Revoke ${key.keyPrefix}…`}>
-                                Revoke
-                              </button>
-                            </form>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table caption="API keys" columns={['Key', 'Created by', 'Created', 'Last used', { hidden: 'Actions' }]}>
+                {view.keys.map((key) => (
+                  <tr>
+                    <td>
+                      <code>{key.keyPrefix}…</code>
+                    </td>
+                    <td class="user-text">{shownText(key.creator)}</td>
+                    <td>{day(key.createdAt)}</td>
+                    <td>{key.lastUsedAt ? minute(key.lastUsedAt) : 'Never'}</td>
+                    <td>
+                      {key.revokedAt ? (
+                        `Revoked ${day(key.revokedAt)}`
+                      ) : (
+                        <form method="post" action={d(`/keys/${key.id}/revoke`)} class="inline">
+                          <Token value={token} />
+                          <button type="submit" class="secondary" aria-label={`Revoke ${key.keyPrefix}…`}>
+                            Revoke
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             ) : (
               <p class="empty">No keys yet.</p>
             )}
@@ -137,39 +122,24 @@ export function developersPage(frame: AdminFrame, view: DevelopersView): string 
               {plural(view.endpoints.length, 'endpoint')} of the plan's {view.endpointLimit}.
             </p>
             {view.endpoints.length > 0 ? (
-              <div class="table-wrap">
-                <table>
-                  <caption class="visually-hidden">Endpoints</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col">Events</th>
-                      <th scope="col">State</th>
-                      <th scope="col">
-                        <span class="visually-hidden">Links</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {view.endpoints.map((e) => (
-                      <tr>
-                        <td class="user-text">
-                          <a href={d(`/endpoints/${e.id}`)}>{KIND_WORDS[e.kind]}</a>
-                          <br />
-                          <code>{e.urlShown}</code>
-                        </td>
-                        <td>{e.events.join(', ')}</td>
-                        <td>{e.enabled ? `On${e.consecutiveFailures > 0 ? `, ${plural(e.consecutiveFailures, 'failure')} in a row` : ''}` : `Off (${DISABLED_WORDS[e.disabledReason ?? 'user']})`}</td>
-                        <td>
-                          <a href={d(`/endpoints/${e.id}/deliveries`)} aria-label={`Deliveries of ${e.urlShown}`}>
-                            Deliveries
-                          </a>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table caption="Endpoints" columns={['Endpoint', 'Events', 'State', { hidden: 'Links' }]}>
+                {view.endpoints.map((e) => (
+                  <tr>
+                    <td class="user-text">
+                      <a href={d(`/endpoints/${e.id}`)}>{KIND_WORDS[e.kind]}</a>
+                      <br />
+                      <code>{e.urlShown}</code>
+                    </td>
+                    <td>{e.events.join(', ')}</td>
+                    <td>{e.enabled ? `On${e.consecutiveFailures > 0 ? `, ${plural(e.consecutiveFailures, 'failure')} in a row` : ''}` : `Off (${DISABLED_WORDS[e.disabledReason ?? 'user']})`}</td>
+                    <td>
+                      <a href={d(`/endpoints/${e.id}/deliveries`)} aria-label={`Deliveries of ${e.urlShown}`}>
+                        Deliveries
+                      </a>
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             ) : (
               <p class="empty">No endpoints yet.</p>
             )}
@@ -327,29 +297,16 @@ export function deliveriesPage(
             </span>
           </p>
           {delivery.attempts.length > 0 ? (
-            <div class="table-wrap">
-              <table>
-                <caption class="visually-hidden">Attempts of delivery {delivery.id}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Time</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Status code</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {delivery.attempts.map((attempt) => (
-                    <tr>
-                      <td>{minute(attempt.at)}</td>
-                      <td>{attempt.duration_ms} ms</td>
-                      <td>{attempt.status_code ?? '—'}</td>
-                      <td>{attempt.error ? attempt.error.replace(/_/g, ' ') : '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table caption={`Attempts of delivery ${delivery.id}`} columns={['Time', 'Duration', 'Status code', 'Error']}>
+              {delivery.attempts.map((attempt) => (
+                <tr>
+                  <td>{minute(attempt.at)}</td>
+                  <td>{attempt.duration_ms} ms</td>
+                  <td>{attempt.status_code ?? '—'}</td>
+                  <td>{attempt.error ? attempt.error.replace(/_/g, ' ') : '—'}</td>
+                </tr>
+              ))}
+            </Table>
           ) : (
             <p class="count">No attempt yet.</p>
           )}

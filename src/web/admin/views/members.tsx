@@ -4,6 +4,7 @@ import { Fragment, h } from '../../shared/html';
 import { shownText } from '../../shared/text';
 import { day } from '../../shared/words';
 import { AdminFrame, adminPage, Notice } from './frame';
+import { Table } from './table';
 
 /** The workspace's members: who they are, adding one, removing one (never the last). */
 export function membersPage(frame: AdminFrame, view: { members: PersonEntity[]; me: string; form: FormState; notice: string | null }): string {
@@ -18,45 +19,30 @@ export function membersPage(frame: AdminFrame, view: { members: PersonEntity[]; 
       <h1>Members</h1>
       <Notice text={view.notice} />
       <div class="columns">
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Since</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.members.map((m) => (
-                <tr>
-                  <td class="user-text">
-                    {shownText(m.name)}
-                    {m.id === view.me ? <span class="count"> (you)</span> : null}
-                  </td>
-                  <td class="user-text">{m.email ?? ''}</td>
-                  <td>{day(m.createdAt)}</td>
-                  <td>
-                    {last ? (
-                      <span class="count">The last member</span>
-                    ) : (
-                      <form method="post" action={a(`/admin/members/${m.id}/remove`)} class="inline">
-                        <Token value={token} />
-                        <button type="submit" class="secondary" aria-label={`Remove ${m.name}`}>
-                          Remove
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Members" columns={['Name', 'Email', 'Since', { hidden: 'Actions' }]}>
+          {view.members.map((m) => (
+            <tr>
+              <td class="user-text">
+                {shownText(m.name)}
+                {m.id === view.me ? <span class="count"> (you)</span> : null}
+              </td>
+              <td class="user-text">{m.email ?? ''}</td>
+              <td>{day(m.createdAt)}</td>
+              <td>
+                {last ? (
+                  <span class="count">The last member</span>
+                ) : (
+                  <form method="post" action={a(`/admin/members/${m.id}/remove`)} class="inline">
+                    <Token value={token} />
+                    <button type="submit" class="secondary" aria-label={`Remove ${m.name}`}>
+                      Remove
+                    </button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
         <form method="post" action={a('/admin/members')} class="card" novalidate aria-labelledby="add-h">
           <h2 id="add-h">Add a member</h2>
           <Token value={token} />

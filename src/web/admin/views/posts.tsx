@@ -12,6 +12,7 @@ import { FormattedText, shownText } from '../../shared/text';
 import { CATEGORY_WORDS, day, minute, plural, STATUS_WORDS } from '../../shared/words';
 import { StatusBadge } from '../../site/views/posts';
 import { AdminFrame, adminPage, Notice } from './frame';
+import { Table } from './table';
 
 export interface PostsQuery {
   board?: string;
@@ -73,43 +74,28 @@ export function adminPostsPage(
         </button>
       </form>
       {view.posts.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Posts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Votes</th>
-                <th scope="col">Post</th>
-                <th scope="col">Board</th>
-                <th scope="col">Status</th>
-                <th scope="col">Comments</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.posts.map((post) => (
-                <tr>
-                  <td>{post.votes}</td>
-                  <td class="user-text">
-                    <a href={a(`/admin/p/${post.id}`)}>{shownText(post.title)}</a>
-                    {post.merged_into ? <span class="count"> (merged into #{post.merged_into.id})</span> : null}
-                  </td>
-                  <td class="user-text">
-                    {shownText(post.board.name)}
-                    {boardName.get(post.board.slug)?.public === false ? <span class="count"> (private)</span> : null}
-                  </td>
-                  <td>
-                    <StatusBadge status={post.status} />
-                  </td>
-                  <td>{post.comments}</td>
-                  <td>
-                    <time datetime={post.created_at.slice(0, 10)}>{day(post.created_at)}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Posts" columns={['Votes', 'Post', 'Board', 'Status', 'Comments', 'Created']}>
+          {view.posts.map((post) => (
+            <tr>
+              <td>{post.votes}</td>
+              <td class="user-text">
+                <a href={a(`/admin/p/${post.id}`)}>{shownText(post.title)}</a>
+                {post.merged_into ? <span class="count"> (merged into #{post.merged_into.id})</span> : null}
+              </td>
+              <td class="user-text">
+                {shownText(post.board.name)}
+                {boardName.get(post.board.slug)?.public === false ? <span class="count"> (private)</span> : null}
+              </td>
+              <td>
+                <StatusBadge status={post.status} />
+              </td>
+              <td>{post.comments}</td>
+              <td>
+                <time datetime={post.created_at.slice(0, 10)}>{day(post.created_at)}</time>
+              </td>
+            </tr>
+          ))}
+        </Table>
       ) : (
         <p class="empty">No posts match.</p>
       )}
