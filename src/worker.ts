@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger, Module } from '@nestjs/common';
+import { INestApplicationContext, Logger, LoggerService, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { createLogger, NestPinoLogger } from './common/logging';
 import { MetricsModule } from './metrics/metrics.module';
@@ -10,8 +10,13 @@ import { closeOnSignals } from './shutdown';
 import { exitOnStartupError, tuneHeap } from './startup';
 import { OutboxModule } from './outbox/outbox.module';
 
+/** Makes the worker's context from its module; a bench may build it with providers replaced. */
+export type WorkerContextFactory = (module: Type<unknown>, logger: LoggerService) => Promise<INestApplicationContext>;
+
+const nestContext: WorkerContextFactory = (module, logger) => NestFactory.createApplicationContext(module, { logger });
+
 /** The outbox processor alone, for deployments that scale API and workers apart. */
-async function main(): Promise<void> {
+export async function runWorker(createContext: WorkerContextFactory = nestContext): Promise<void> {
   const config = loadConfig();
   tuneHeap(config);
   const database = await openDatabaseTarget(config);
@@ -23,9 +28,7 @@ async function main(): Promise<void> {
     await migrator.destroy();
     @Module({ imports: [CoreModule.forRoot(config, database), MetricsModule, OutboxModule] })
     class WorkerModule {}
-    const app = await NestFactory.createApplicationContext(WorkerModule, {
-      logger: new NestPinoLogger(createLogger(config.logLevel)),
-    });
+    const app = await createContext(WorkerModule, new NestPinoLogger(createLogger(config.logLevel)));
     new Logger('Chorus').log('Outbox processor running.');
     closeOnSignals(async () => {
       await app.close();
@@ -37,4 +40,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch(exitOnStartupError);
+if (require.main === module) runWorker().catch(exitOnStartupError);

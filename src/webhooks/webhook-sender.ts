@@ -29,6 +29,14 @@ export interface SendResult {
   retryAfterMs: number | null;
 }
 
+/** An answer's head, and its body as sent or decompressed (read by the sender up to the cap). */
+export interface Answer {
+  statusCode: number;
+  /** The `Retry-After` header, as received. */
+  retryAfter: unknown;
+  body: Readable;
+}
+
 /** Where an attempt goes: the endpoint's kind decides which rules its URL must meet. */
 export interface SendTarget {
   workspaceId: string;
@@ -48,7 +56,7 @@ function retryAfter(header: unknown, body: string): number | null {
   return typeof header === 'string' && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds * 1000) : null;
 }
 
-function errorClass(error: unknown): AttemptError {
+export function errorClass(error: unknown): AttemptError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   if (code === 'ERR_UNSAFE_TARGET') return 'unsafe_target';
   if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED' || code === 'ABORT_ERR') return 'timeout';
@@ -147,14 +155,14 @@ export class WebhookSender implements OnApplicationShutdown {
         abort.signal,
       );
       const agent = this.agent(url, addresses, allowPrivate);
-      const response = await exchange(url, agent, headers, body, abort.signal);
-      const responseBody = await readStart(answerBody(response), RESPONSE_BODY_LIMIT);
+      const answer = await this.exchange(url, agent, headers, body, abort.signal);
+      const responseBody = await readStart(answer.body, RESPONSE_BODY_LIMIT);
       return {
-        statusCode: response.statusCode!,
+        statusCode: answer.statusCode,
         error: null,
         durationMs: elapsed(),
         responseBody,
-        retryAfterMs: response.statusCode === 429 ? retryAfter(response.headers['retry-after'], responseBody) : null,
+        retryAfterMs: answer.statusCode === 429 ? retryAfter(answer.retryAfter, responseBody) : null,
       };
     } catch (error) {
       const timedOut = abort.signal.aborted;
@@ -168,6 +176,15 @@ export class WebhookSender implements OnApplicationShutdown {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * One POST through `agent` (pinned to the checked addresses), its answer's status and its body
+   * as text bytes (decompressed). `signal` aborts it, body included.
+   */
+  protected async exchange(url: URL, agent: http.Agent, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<Answer> {
+    const response = await exchange(url, agent, headers, body, signal);
+    return { statusCode: response.statusCode!, retryAfter: response.headers['retry-after'], body: answerBody(response) };
   }
 
   /** The kept-alive agent for this URL's scheme, host and port, bound to these checked addresses. */
@@ -215,6 +232,15 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /**
+ * Whether a request failed because the kept-alive connection it was written to had been closed
+ * by the receiver while idle: reset or broken on a reused socket, before any answer began and
+ * before the attempt's time ran out. Such a request never reached the receiver.
+ */
+export function closedWhileIdle(error: { code?: string }, reusedBeforeAnswer: boolean, signal: AbortSignal): boolean {
+  return reusedBeforeAnswer && !signal.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+}
+
+/**
  * One POST and its answer's head. A kept-alive connection that the receiver closed while it was
  * idle fails as soon as it is written to, before any answer: that request never reached the
  * receiver, and goes once more on a new connection.
@@ -247,9 +273,7 @@ function exchange(
       resolve(response);
     });
     req.once('error', (error: NodeJS.ErrnoException) => {
-      const stale =
-        req.reusedSocket && !answered && !retried && !signal.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
-      if (stale) resolve(exchange(url, agent, headers, body, signal, true));
+      if (!retried && closedWhileIdle(error, req.reusedSocket && !answered, signal)) resolve(exchange(url, agent, headers, body, signal, true));
       else reject(error);
     });
     req.end(payload);

@@ -19,6 +19,10 @@
  *   running; then the worker processes start (BENCH_WORKERS, at least 1) and the bench prints the
  *   rate at which they drain the backlog (from all running to the last arrival); no latency.
  * - BENCH_KEEP=true keeps the database afterwards.
+ * - BENCH_SENDER=node|axios: the worker processes send through today's WebhookSender (`node`) or
+ *   the same sender over `HttpService` from `@nestjs/axios` (`axios`, test/bench/axios-sender.ts),
+ *   both built by dist/test/bench/sender-worker.js; needs BENCH_WORKERS ≥ 1 (or BENCH_BACKLOG).
+ *   `npm run bench:senders` runs the two in turn.
  *
  * The commit time of an event is taken right after create() resolves (just after COMMIT), in this
  * process; the arrival time when the receiver (a process of its own, same clock) has read the
@@ -55,6 +59,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const RECEIVER_DELAY_MS = Number(process.env.BENCH_RECEIVER_DELAY_MS ?? 0);
 const BACKLOG = process.env.BENCH_BACKLOG === 'true';
 const WARMUP = BACKLOG ? 0 : 50;
+const SENDER = process.env.BENCH_SENDER;
+if (SENDER && WORKERS === 0) throw new Error('BENCH_SENDER picks the sender of worker processes: set BENCH_WORKERS (≥ 1) or BENCH_BACKLOG=true');
 
 async function waitForArrivals(receiver: Receiver, n: number, timeoutMs: number): Promise<void> {
   if (!(await waitFor(async () => (await receiver.count()) >= n, timeoutMs))) {
@@ -76,7 +82,8 @@ async function main() {
     log(
       `database ${DB_NAME}; processors: ${WORKERS === 0 ? '1, in the API process' : `${WORKERS} worker processes`}; ` +
         `${N} events, ${RATE > 0 ? `${RATE} created per second` : `${CONCURRENCY} created at once`}` +
-        `${BACKLOG ? ' before any processor runs' : ''}; receiver answers after ${RECEIVER_DELAY_MS} ms`,
+        `${BACKLOG ? ' before any processor runs' : ''}; receiver answers after ${RECEIVER_DELAY_MS} ms` +
+        `${SENDER ? `; sender: ${SENDER}` : ''}`,
     );
 
     const posts = app.get(PostsService);

@@ -94,11 +94,17 @@ export async function closeApi(app: NestExpressApplication, ms = 20_000): Promis
   clearTimeout(timer);
 }
 
-/** Starts an outbox worker process (dist/src/worker.js) and resolves once it runs. */
+/**
+ * Starts an outbox worker process (dist/src/worker.js) and resolves once it runs. With
+ * BENCH_SENDER set (`node` or `axios`), the worker is dist/test/bench/sender-worker.js, which
+ * sends through that sender.
+ */
 export function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  const sender = process.env.BENCH_SENDER;
+  const script = sender ? join(__dirname, 'sender-worker.js') : join(__dirname, '..', '..', 'src', 'worker.js');
   const child = track(
-    spawn(process.execPath, [join(__dirname, '..', '..', 'src', 'worker.js')], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    spawn(process.execPath, [script], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, ...(sender ? { BENCH_SENDER: sender } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
