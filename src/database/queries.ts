@@ -48,23 +48,37 @@ const prepared = new WeakMap<PoolClient, Map<string, { name: string; ready: bool
 const processToken = randomBytes(4).toString('hex');
 let statements = 0;
 
-function preparedOn(client: PoolClient, label: string, sql: string): { name: string; ready: boolean } {
+/**
+ * Statements that `preparedRows` prepares on one connection at most: past them, a new text is run
+ * unnamed (a list's texts vary with its filters and page size). The few fixed statements of
+ * `runStatementsPrepared` and `inPreparedTransaction` are always prepared.
+ */
+const MAX_PREPARED = 100;
+
+function preparedOn(client: PoolClient, label: string, sql: string, capped: true): { name: string; ready: boolean } | null;
+function preparedOn(client: PoolClient, label: string, sql: string): { name: string; ready: boolean };
+function preparedOn(client: PoolClient, label: string, sql: string, capped = false): { name: string; ready: boolean } | null {
   let names = prepared.get(client);
   if (!names) prepared.set(client, (names = new Map()));
   let statement = names.get(sql);
-  if (!statement) names.set(sql, (statement = { name: `chorus_${label}_${processToken}_${++statements}`, ready: false }));
+  if (!statement) {
+    if (capped && names.size >= MAX_PREPARED) return null;
+    names.set(sql, (statement = { name: `chorus_${label}_${processToken}_${++statements}`, ready: false }));
+  }
   return statement;
 }
 
 /**
- * Runs a hot statement of the outbox as a prepared statement: parsed and planned once per
- * connection, not at every call (planning the larger ones costs more than running them).
+ * Runs a hot statement (the outbox's, a first page of posts) as a prepared statement: parsed
+ * once per connection, and planned once when PostgreSQL finds its generic plan as good as one
+ * made for the values (planning the larger ones costs more than running them).
  * `label` only makes its name readable (in pg_prepared_statements, say).
  */
 export function preparedRows<T>(db: DataSource, label: string, sql: string, params: unknown[]): Promise<T[]> {
   return onConnection(db, async (client) => {
     try {
-      return (await client.query({ name: preparedOn(client, label, sql).name, text: sql, values: params })).rows as T[];
+      const name = preparedOn(client, label, sql, true)?.name;
+      return (await client.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows as T[];
     } catch (error) {
       throw asQueryFailed(error, sql, params);
     }
