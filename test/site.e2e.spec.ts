@@ -305,17 +305,18 @@ describe('the public site', () => {
       const path = `/${ws.slug}/roadmap`;
       const etag = (await site().get(path)).headers.get('etag')!;
       expect((await site().get(path, { 'if-none-match': etag })).status).toBe(304);
-      const pool = (t.db.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
-      const query = pool.query;
+      // Every statement takes a connection from the pool (Pool.query, a prepared statement, TypeORM).
+      const pool = (t.db.driver as unknown as { master: { connect: (...args: unknown[]) => unknown } }).master;
+      const connect = pool.connect;
       let queries = 0;
-      pool.query = (...args: unknown[]) => {
+      pool.connect = (...args: unknown[]) => {
         queries++;
-        return query.apply(pool, args);
+        return connect.apply(pool, args);
       };
       try {
         for (let i = 0; i < 20; i++) expect((await site().get(path, { 'if-none-match': etag })).status).toBe(304);
       } finally {
-        pool.query = query;
+        pool.connect = connect;
       }
       expect(queries).toBe(0);
     });
@@ -326,17 +327,18 @@ describe('the public site', () => {
       const first = await site().get(path);
       expect(first.status).toBe(200);
       const counted = async <T>(work: () => Promise<T>) => {
-        const pool = (t.db.driver as unknown as { master: { query: (...args: unknown[]) => unknown } }).master;
-        const query = pool.query;
+        // Every statement takes a connection from the pool (Pool.query, a prepared statement, TypeORM).
+        const pool = (t.db.driver as unknown as { master: { connect: (...args: unknown[]) => unknown } }).master;
+        const connect = pool.connect;
         let queries = 0;
-        pool.query = (...args: unknown[]) => {
+        pool.connect = (...args: unknown[]) => {
           queries++;
-          return query.apply(pool, args);
+          return connect.apply(pool, args);
         };
         try {
           return { result: await work(), queries };
         } finally {
-          pool.query = query;
+          pool.connect = connect;
         }
       };
       const kept = await counted(() => site().get(path));

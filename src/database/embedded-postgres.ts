@@ -1,10 +1,10 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { PGLiteSocketHandler, PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket';
+// Types only: PGlite is loaded when it is started (startEmbeddedPostgres), so that a process on a
+// PostgreSQL server does not spend 5 MB of memory on it.
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketHandler, PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket';
 
 /**
  * PostgreSQL inside this process (PGlite), served on a loopback port so that TypeORM's
@@ -94,13 +94,13 @@ interface Listener {
 }
 
 /** Serves the session to at most `maxConnections` clients at once, on a port or a socket path. */
-function serve(queue: SessionQueue, maxConnections: number): Listener {
+function serve(queue: SessionQueue, maxConnections: number, Handler: typeof PGLiteSocketHandler): Listener {
   const options = { queryQueue: queue, closeOnDetach: true } as unknown as PGLiteSocketHandlerOptions;
   const sockets = new Set<Socket>();
   const server = createServer((socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    void new PGLiteSocketHandler(options).attach(socket).catch(() => socket.destroy());
+    void new Handler(options).attach(socket).catch(() => socket.destroy());
   });
   server.maxConnections = maxConnections;
   return {
@@ -182,19 +182,24 @@ export async function startEmbeddedPostgres(dataDir: string | null): Promise<Emb
     releaseLock = takeLock(join(dataDir, 'pglite.lock'));
   }
   try {
+    // Required as the static imports were (their CommonJS builds), only now.
+    const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+    const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin') as typeof import('@electric-sql/pglite/contrib/btree_gin');
+    const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
+    const { PGLiteSocketHandler } = require('@electric-sql/pglite-socket') as typeof import('@electric-sql/pglite-socket');
     const db = await PGlite.create({
       dataDir: dataDir ? join(dataDir, 'pgdata') : undefined,
       extensions: { pg_trgm, btree_gin },
     });
     const queue = new SessionQueue(db);
     // The service's own pool: one connection, kept for good, so no other process takes its place.
-    const tcp = serve(queue, 1);
+    const tcp = serve(queue, 1, PGLiteSocketHandler);
     await listen(tcp.server, 0, '127.0.0.1');
     const { port } = tcp.server.address() as { port: number };
     // Local tools (the CLI) in turn, through a socket only DATA_DIR's owner can open.
     let local: Listener | null = null;
     if (dataDir) {
-      local = serve(queue, 4);
+      local = serve(queue, 4, PGLiteSocketHandler);
       rmSync(socketPath(dataDir), { force: true });
       try {
         await listen(local.server, socketPath(dataDir));

@@ -48,23 +48,37 @@ const prepared = new WeakMap<PoolClient, Map<string, { name: string; ready: bool
 const processToken = randomBytes(4).toString('hex');
 let statements = 0;
 
-function preparedOn(client: PoolClient, label: string, sql: string): { name: string; ready: boolean } {
+/**
+ * Statements that `preparedRows` prepares on one connection at most: past them, a new text is run
+ * unnamed (a list's texts vary with its filters and page size). The few fixed statements of
+ * `runStatementsPrepared` and `inPreparedTransaction` are always prepared.
+ */
+const MAX_PREPARED = 100;
+
+function preparedOn(client: PoolClient, label: string, sql: string, capped: true): { name: string; ready: boolean } | null;
+function preparedOn(client: PoolClient, label: string, sql: string): { name: string; ready: boolean };
+function preparedOn(client: PoolClient, label: string, sql: string, capped = false): { name: string; ready: boolean } | null {
   let names = prepared.get(client);
   if (!names) prepared.set(client, (names = new Map()));
   let statement = names.get(sql);
-  if (!statement) names.set(sql, (statement = { name: `chorus_${label}_${processToken}_${++statements}`, ready: false }));
+  if (!statement) {
+    if (capped && names.size >= MAX_PREPARED) return null;
+    names.set(sql, (statement = { name: `chorus_${label}_${processToken}_${++statements}`, ready: false }));
+  }
   return statement;
 }
 
 /**
- * Runs a hot statement of the outbox as a prepared statement: parsed and planned once per
- * connection, not at every call (planning the larger ones costs more than running them).
+ * Runs a hot statement (the outbox's, a first page of posts) as a prepared statement: parsed
+ * once per connection, and planned once when PostgreSQL finds its generic plan as good as one
+ * made for the values (planning the larger ones costs more than running them).
  * `label` only makes its name readable (in pg_prepared_statements, say).
  */
 export function preparedRows<T>(db: DataSource, label: string, sql: string, params: unknown[]): Promise<T[]> {
   return onConnection(db, async (client) => {
     try {
-      return (await client.query({ name: preparedOn(client, label, sql).name, text: sql, values: params })).rows as T[];
+      const name = preparedOn(client, label, sql, true)?.name;
+      return (await client.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows as T[];
     } catch (error) {
       throw asQueryFailed(error, sql, params);
     }
@@ -98,6 +112,70 @@ export function runStatementsPrepared<T>(
       throw asQueryFailed(error, sql, []);
     }
   });
+}
+
+/** A statement prepared on a connection the first time it runs there, with parameters $1… of `types`. */
+export interface PreparedSql {
+  /** Only makes its name readable (in pg_prepared_statements, say). */
+  label: string;
+  sql: string;
+  types: string[];
+}
+
+/** What `inPreparedTransaction` gives its work: prepared statements run with SQL literals (`sqlText`…). */
+export interface PreparedTransaction {
+  /** Runs a statement and answers its rows; the first one begins the transaction in its round trip. */
+  run<T>(statement: PreparedSql, args: string[]): Promise<T[]>;
+  /** Runs a statement and commits, in one round trip, and answers its rows. */
+  runAndCommit<T>(statement: PreparedSql, args: string[]): Promise<T[]>;
+}
+
+const prepare = async (client: PoolClient, statement: PreparedSql): Promise<string> => {
+  const ready = preparedOn(client, statement.label, statement.sql);
+  if (!ready.ready) {
+    // Prepared statements outlive the transaction they were made in, rolled back or not.
+    await client.query(`PREPARE ${ready.name} (${statement.types.join(', ')}) AS ${statement.sql}`);
+    ready.ready = true;
+  }
+  return ready.name;
+};
+
+/**
+ * A transaction of prepared statements with no round trip of its own: `BEGIN` travels with the
+ * first statement and `COMMIT` with the one run by `runAndCommit` (PostgreSQL's simple query
+ * protocol, several statements in one message). Work that ends without committing, or throws,
+ * is rolled back; the connection goes back to the pool unless even the rollback failed. A
+ * create is then two round trips where TypeORM's `transaction` took four, each statement
+ * planned once per connection rather than at every call.
+ */
+export async function inPreparedTransaction<T>(db: DataSource, work: (tx: PreparedTransaction) => Promise<T>): Promise<T> {
+  const client = await poolOf(db).connect();
+  let state = 'idle' as 'idle' | 'open' | 'committed';
+  const run = async <R>(statement: PreparedSql, args: string[], commit: boolean): Promise<R[]> => {
+    if (state === 'committed') throw new Error('The transaction is committed already');
+    const name = await prepare(client, statement);
+    const begin = state === 'idle';
+    const sql = `${begin ? 'BEGIN; ' : ''}EXECUTE ${name} (${args.join(', ')})${commit ? '; COMMIT' : ''}`;
+    state = 'open';
+    try {
+      const results = (await client.query(sql)) as unknown as QueryResult[] | QueryResult;
+      if (commit) state = 'committed';
+      return (Array.isArray(results) ? results[begin ? 1 : 0] : results).rows as R[];
+    } catch (error) {
+      throw asQueryFailed(error, sql, []);
+    }
+  };
+  try {
+    const result = await work({ run: (statement, args) => run(statement, args, false), runAndCommit: (statement, args) => run(statement, args, true) });
+    if (state === 'open') await client.query('ROLLBACK');
+    client.release();
+    return result;
+  } catch (error) {
+    let broken: Error | undefined;
+    if (state === 'open') await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+    client.release(broken);
+    throw error;
+  }
 }
 
 /**

@@ -1,10 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { PreparedSql, PreparedTransaction, sqlText } from '../database/queries';
 import { SITE_CHANNEL } from '../workspaces/site-changes';
 import type { EventType } from './outbox-event.entity';
 
 /** The channel on which committed events wake the outbox processors. */
 export const OUTBOX_CHANNEL = 'chorus_outbox';
+
+/**
+ * The event's statement: the endpoints subscribed now are the ones that get it, however long
+ * fan-out takes; and the NOTIFYs ride on the insert (the outbox's, and the public pages').
+ */
+const RECORD: PreparedSql = {
+  label: 'record_event',
+  sql: `WITH event AS (
+          INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
+          SELECT $1, $2, $3, $4, ARRAY(
+            SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+             WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')
+          RETURNING id)
+        SELECT pg_notify($5, ''), pg_notify($6, $1::text) FROM event`,
+  types: ['uuid', 'text', 'json', 'uuid', 'text', 'text'],
+};
 
 /**
  * Records events in the caller's transaction: the event exists exactly when the change does,
@@ -13,6 +30,7 @@ export const OUTBOX_CHANNEL = 'chorus_outbox';
  */
 @Injectable()
 export class EventsService {
+  /** Records an event in `manager`'s transaction, in one round trip. */
   async record(
     manager: EntityManager,
     workspaceId: string,
@@ -20,17 +38,24 @@ export class EventsService {
     data: Record<string, unknown>,
     actorId: string | null = null,
   ): Promise<void> {
-    // The endpoints subscribed now are the ones that get it, however long fan-out takes.
-    // One round trip: the NOTIFYs ride on the insert (the outbox's, and the public pages').
-    await manager.query(
-      `WITH event AS (
-         INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
-         SELECT $1, $2, $3, $4, ARRAY(
-           SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
-            WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')
-         RETURNING id)
-       SELECT pg_notify($5, ''), pg_notify($6, $1::text) FROM event`,
-      [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL, SITE_CHANNEL],
-    );
+    await manager.query(RECORD.sql, [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL, SITE_CHANNEL]);
+  }
+
+  /** Records an event as the last statement of `tx`, and commits it, in one round trip. */
+  async recordAndCommit(
+    tx: PreparedTransaction,
+    workspaceId: string,
+    type: EventType,
+    data: Record<string, unknown>,
+    actorId: string | null = null,
+  ): Promise<void> {
+    await tx.runAndCommit(RECORD, [
+      sqlText(workspaceId),
+      sqlText(type),
+      sqlText(JSON.stringify(data)),
+      actorId === null ? 'NULL' : sqlText(actorId),
+      sqlText(OUTBOX_CHANNEL),
+      sqlText(SITE_CHANNEL),
+    ]);
   }
 }

@@ -8,21 +8,18 @@
  * validation, no logging, no metrics: a lower bound, not a product. Started by floor.bench.ts with FLOOR_* variables;
  * prints its port on stdout.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 import type { AppConfig } from '../../src/config/app-config';
 import { Links } from '../../src/config/links';
 import { postSelect, toPostResponse } from '../../src/posts/post.mapper';
-import { SLIDING_WINDOW_LUA } from '../../src/rate-limit/sliding-window';
+import { bearerKey, FloorCaller, send, serveFloor } from './floor-http';
 
 const pool = new Pool({ connectionString: process.env.FLOOR_DATABASE_URL, max: 10 });
 const redis = new Redis(process.env.FLOOR_REDIS_URL ?? 'redis://127.0.0.1:6379');
-const WINDOW_MS = Number(process.env.FLOOR_WINDOW_MS ?? 60_000);
 const BASE = process.env.FLOOR_BASE_URL ?? 'https://chorus.bench';
-
-redis.defineCommand('window', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
 
 const ORDER = 'p.created_at DESC, p.id DESC';
 const LIST = `${postSelect(`(SELECT * FROM posts p WHERE p.workspace_id = $1 AND p.merged_into_id IS NULL
@@ -30,21 +27,8 @@ const LIST = `${postSelect(`(SELECT * FROM posts p WHERE p.workspace_id = $1 AND
 // Chorus's own mapping from rows to posts: the same work per post as Chorus does.
 const links = new Links({ baseUrl: BASE, publicBaseUrl: BASE } as AppConfig);
 
-interface Caller {
-  workspace_id: string;
-  slug: string;
-  plan: string;
-  created_by: string;
-}
-
-const send = (res: ServerResponse, status: number, body: unknown) => {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-};
-
-async function authenticate(req: IncomingMessage): Promise<Caller | null> {
-  const key = /^bearer +(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+async function authenticate(req: IncomingMessage): Promise<FloorCaller | null> {
+  const key = bearerKey(req);
   if (!key) return null;
   const { rows } = await pool.query(
     `SELECT k.id AS key_id, k.created_by, w.id AS workspace_id, w.slug, w.plan
@@ -55,13 +39,13 @@ async function authenticate(req: IncomingMessage): Promise<Caller | null> {
   return rows[0] ?? null;
 }
 
-async function list(caller: Caller, res: ServerResponse) {
+async function list(caller: FloorCaller, res: ServerResponse) {
   const { rows } = await pool.query(LIST, [caller.workspace_id, 26, 0]);
   const data = rows.slice(0, 25).map((row) => toPostResponse(row, caller.slug, links));
   send(res, 200, { data, has_more: rows.length > 25, next_offset: rows.length > 25 ? 25 : null });
 }
 
-async function create(caller: Caller, body: { board: string; title: string; body?: string }, res: ServerResponse) {
+async function create(caller: FloorCaller, body: { board: string; title: string; body?: string }, res: ServerResponse) {
   const client = await pool.connect();
   try {
     await client.query('START TRANSACTION');
@@ -108,29 +92,4 @@ async function create(caller: Caller, body: { board: string; title: string; body
   }
 }
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    (async () => {
-      const caller = await authenticate(req);
-      if (!caller) return send(res, 401, { error: { code: 'unauthorized', message: 'The API key is wrong or revoked.' } });
-      const limit = caller.plan === 'business' ? 300 : 60;
-      const [allowed] = (await (redis as any).window(`chorus:rl:ws:${caller.workspace_id}`, limit, WINDOW_MS, '1', randomBytes(6).toString('hex'))) as number[];
-      if (!allowed) return send(res, 429, { error: { code: 'rate_limited', message: 'Too many requests.' } });
-      if (req.method === 'GET' && req.url?.startsWith('/api/v1/posts')) return list(caller, res);
-      if (req.method === 'POST' && req.url === '/api/v1/posts') {
-        return create(caller, JSON.parse(Buffer.concat(chunks).toString('utf8')), res);
-      }
-      send(res, 404, { error: { code: 'not_found', message: 'No route.' } });
-    })().catch((error: Error) => send(res, 500, { error: { code: 'server_error', message: error.message } }));
-  });
-});
-server.keepAliveTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: (server.address() as { port: number }).port })));
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void pool.end();
-  redis.disconnect();
-});
+serveFloor(redis, { authenticate, list, create, end: () => pool.end() });

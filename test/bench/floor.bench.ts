@@ -1,9 +1,12 @@
 /**
- * Chorus against its floor: the built Chorus (dist/src/main.js) and floor-server.ts (node:http,
- * pg, ioredis, the same SQL and Redis work, no framework) on one seeded database, loaded in
- * turn with the same generator, 32 connections: GET /api/v1/posts?limit=25, then POST
- * /api/v1/posts. Prints req/s, p50 and p99 of each run, the ratios (medians over rounds) and
- * Chorus's peak RSS, then PASS or FAIL for each of issue 10's targets.
+ * Chorus against its floors: the built Chorus (dist/src/main.js), floor-server.ts (node:http, pg,
+ * ioredis, the SQL and Redis work Chorus did when issue 10 was opened, statement by statement,
+ * no framework) and strong-floor-server.ts (the same job done well: named prepared statements, a
+ * key's lookup kept for 5 s, a create in four round trips) on one seeded database, loaded in turn
+ * with the same generator, 32 connections: GET /api/v1/posts?limit=25, then POST /api/v1/posts.
+ * Prints req/s, p50 and p99 of each run, Chorus's ratios to each floor (medians over rounds) and
+ * its peak RSS, then PASS or FAIL for issue 10's targets (against the plain floor) and issue 22's
+ * (against the strong one).
  *
  * `npm run bench:floor`. Environment:
  * - BENCH_DATABASE_URL: the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres);
@@ -14,7 +17,7 @@
  * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
  * - CHORUS_NODE_OPTIONS: extra node flags for Chorus, e.g. `--cpu-prof --cpu-prof-dir=prof`.
  * - BENCH_BEFORE: the dist/src/main.js of an earlier build (a worktree at an older commit, built):
- *   loaded in the same rounds as a third server, so that before and after come from one run. It
+ *   loaded in the same rounds as a fourth server, so that before and after come from one run. It
  *   must accept this build's database (migrations are applied by the newer one first).
  *
  * Chorus runs with its defaults except: RUN_WORKER=false (the API alone, as the floor has no
@@ -177,6 +180,19 @@ async function startChorus(mainJs: string, dbUrl: string): Promise<{ child: Chil
   return { child, url };
 }
 
+/** A floor server (floor-server.js or strong-floor-server.js, built beside this file) on the bench's database. */
+async function startFloor(script: string, dbUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(__dirname, script)], {
+    env: { ...process.env, FLOOR_DATABASE_URL: dbUrl, FLOOR_REDIS_URL: REDIS_URL, FLOOR_WINDOW_MS: WINDOW_MS },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).port));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
 async function main() {
   const database = await freshDatabase(DB_NAME);
   const dbUrl = database.url;
@@ -190,16 +206,10 @@ async function main() {
     const key = await seed(dbUrl);
     log(`seeded ${POSTS} posts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-    const floor = spawn(process.execPath, [join(__dirname, 'floor-server.js')], {
-      env: { ...process.env, FLOOR_DATABASE_URL: dbUrl, FLOOR_REDIS_URL: REDIS_URL, FLOOR_WINDOW_MS: WINDOW_MS },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(floor);
-    const floorPort = await new Promise<number>((resolve, reject) => {
-      floor.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()).port));
-      floor.once('exit', (code) => reject(new Error(`the floor server exited with ${code}`)));
-    });
-    const floorUrl = `http://127.0.0.1:${floorPort}`;
+    const floor = await startFloor('floor-server.js', dbUrl);
+    children.push(floor.child);
+    const strong = await startFloor('strong-floor-server.js', dbUrl);
+    children.push(strong.child);
 
     const loads: Record<string, Load> = {
       list: { method: 'GET', path: '/api/v1/posts?limit=25' },
@@ -212,7 +222,12 @@ async function main() {
     // A second Chorus, an earlier build (BENCH_BEFORE), on the same database: before and after in one run.
     const before = BEFORE ? await startChorus(BEFORE, dbUrl) : undefined;
     if (before) children.push(before.child);
-    const targets: Record<string, string> = { chorus: chorus.url, floor: floorUrl, ...(before ? { before: before.url } : {}) };
+    const targets: Record<string, string> = {
+      chorus: chorus.url,
+      floor: floor.url,
+      strong: strong.url,
+      ...(before ? { before: before.url } : {}),
+    };
     log(`generator: ${GENERATOR}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and route`);
     for (const url of Object.values(targets)) for (const load of Object.values(loads)) await run(url, key, load, 2); // warm-up
 
@@ -233,38 +248,54 @@ async function main() {
     }
 
     const of = (route: string, server: string) => runs.filter((r) => r.route === route && r.server === server).map((r) => r.run);
-    const row = (route: string, server: string) => {
-      const [c, f] = [of(route, server), of(route, 'floor')];
+    const row = (route: string, server: string, against: 'floor' | 'strong') => {
+      const [c, f] = [of(route, server), of(route, against)];
       const rounds = c.map((_, i) => ({ rps: c[i].rps / f[i].rps, p99: c[i].p99 / f[i].p99 }));
       return {
         route,
         server,
+        against,
         'req/s': Math.round(median(c.map((r) => r.rps))),
         'p50 ms': +median(c.map((r) => r.p50)).toFixed(1),
         'p99 ms': +median(c.map((r) => r.p99)).toFixed(1),
-        'floor req/s': Math.round(median(f.map((r) => r.rps))),
-        'floor p50 ms': +median(f.map((r) => r.p50)).toFixed(1),
-        'floor p99 ms': +median(f.map((r) => r.p99)).toFixed(1),
+        'its req/s': Math.round(median(f.map((r) => r.rps))),
+        'its p50 ms': +median(f.map((r) => r.p50)).toFixed(1),
+        'its p99 ms': +median(f.map((r) => r.p99)).toFixed(1),
         'req/s ratio': +median(rounds.map((r) => r.rps)).toFixed(2),
         'p99 ratio': +median(rounds.map((r) => r.p99)).toFixed(2),
         errors: [...c, ...f].reduce((n, r) => n + r.non2xx, 0),
       };
     };
     const servers = ['chorus', ...(before ? ['before'] : [])];
-    const summary = Object.keys(loads).flatMap((route) => servers.map((server) => row(route, server)));
-    log(`\nMedians over ${ROUNDS} rounds (ratios: median of the per-round ratios, server / floor)`);
+    const summary = Object.keys(loads).flatMap((route) =>
+      servers.flatMap((server) => (['floor', 'strong'] as const).map((against) => row(route, server, against))),
+    );
+    log(`\nMedians over ${ROUNDS} rounds (ratios: median of the per-round ratios, server / the floor it is held against)`);
     console.table(summary);
     const rss = peakRssMb(chorus.child.pid!);
-    log(`Chorus peak RSS: ${rss.toFixed(0)} MB (floor: ${peakRssMb(floor.pid!).toFixed(0)} MB${before ? `, before: ${peakRssMb(before.child.pid!).toFixed(0)} MB` : ''})`);
-    const [list, create] = [row('list', 'chorus'), row('create', 'chorus')];
+    log(
+      `Chorus peak RSS: ${rss.toFixed(0)} MB (plain floor: ${peakRssMb(floor.child.pid!).toFixed(0)} MB, strong floor: ${peakRssMb(strong.child.pid!).toFixed(0)} MB${before ? `, before: ${peakRssMb(before.child.pid!).toFixed(0)} MB` : ''})`,
+    );
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-    log(`\nIssue 10's targets, Chorus against the floor:`);
+    const [list, create] = [row('list', 'chorus', 'floor'), row('create', 'chorus', 'floor')];
+    const errors = list.errors + create.errors;
+    log(`\nIssue 10's targets, Chorus against the plain floor:`);
     log(`  ${verdict(list['req/s ratio'] >= 0.8)} list   >= 0.80x the floor's req/s: ${list['req/s ratio']}x`);
     log(`  ${verdict(create['req/s ratio'] >= 0.75)} create >= 0.75x the floor's req/s: ${create['req/s ratio']}x`);
     log(`  ${verdict(list['p99 ratio'] <= 1.5)} list   p99 <= 1.5x the floor's: ${list['p99 ratio']}x`);
     log(`  ${verdict(create['p99 ratio'] <= 1.5)} create p99 <= 1.5x the floor's: ${create['p99 ratio']}x`);
     log(`  ${verdict(rss <= 200)} peak RSS <= 200 MB: ${rss.toFixed(0)} MB`);
-    log(`  ${verdict(list.errors + create.errors === 0)} no errors or non-2xx answers: ${list.errors + create.errors}`);
+    const [strongList, strongCreate] = [row('list', 'chorus', 'strong'), row('create', 'chorus', 'strong')];
+    const strongErrors = strongList.errors + strongCreate.errors;
+    log(`\nIssue 22's targets, Chorus against the strong floor:`);
+    log(
+      `  ${verdict(strongList['req/s ratio'] >= 0.9 && strongList['p99 ratio'] <= 1.5)} list   >= 0.90x its req/s, p99 <= 1.5x its: ${strongList['req/s ratio']}x, p99 ${strongList['p99 ratio']}x`,
+    );
+    log(
+      `  ${verdict(strongCreate['req/s ratio'] >= 0.9 && strongCreate['p99 ratio'] <= 1.5)} create >= 0.90x its req/s, p99 <= 1.5x its: ${strongCreate['req/s ratio']}x, p99 ${strongCreate['p99 ratio']}x`,
+    );
+    log(`  ${verdict(rss <= 150)} peak RSS <= 150 MB: ${rss.toFixed(0)} MB`);
+    log(`  ${verdict(errors + strongErrors === 0)} no errors or non-2xx answers: ${errors + strongErrors}`);
   } finally {
     // Chorus shuts down gracefully on SIGTERM (and writes its profile, under --cpu-prof).
     const exited = children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))));
