@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { isDistributed } from '../database/distribution';
 import { preparedRows, updateReturning } from '../database/queries';
 import { EndpointsService } from '../webhooks/endpoints.service';
 import { ClaimedDelivery, isChat, Outcome, Sendable } from './channel';
@@ -135,9 +136,22 @@ export class Recorder {
    * (and its deliveries) waits until the attempts are written; one deleted before is skipped.
    */
   private async recordSuccesses(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
+    if (!(await isDistributed(this.db))) return this.recordSuccessesOf(items, null);
+    // On Citus one single-shard statement per workspace (the batch's rows are several shards').
+    const byWorkspace = new Map<string, typeof items>();
+    for (const item of items) {
+      const id = item.sendable.delivery.workspace_id;
+      byWorkspace.set(id, [...(byWorkspace.get(id) ?? []), item]);
+    }
+    for (const [workspaceId, of] of byWorkspace) await this.recordSuccessesOf(of, workspaceId);
+  }
+
+  /** `recordSuccesses`; with `workspaceId`, the batch of that one workspace (its $11), named beside every table. */
+  private async recordSuccessesOf(items: { sendable: Sendable; at: Date; outcome: Outcome }[], workspaceId: string | null): Promise<void> {
+    const only = (alias: string) => (workspaceId === null ? '' : ` AND ${alias}.workspace_id = $11::uuid`);
     await preparedRows(
       this.db,
-      'record_successes',
+      workspaceId === null ? 'record_successes' : 'record_workspace_successes',
       `WITH done AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::integer[], $5::integer[], $6::text[], $7::text[],
                               $8::integer[], $9::uuid[])
@@ -145,7 +159,7 @@ export class Recorder {
        ),
        locked AS (
          SELECT d.workspace_id, d.id, d.locked_by FROM webhook_deliveries d
-          WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM done) ORDER BY d.id FOR UPDATE
+          WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM done)${only('d')} ORDER BY d.id FOR UPDATE
        ),
        attempts AS (
          INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
@@ -156,12 +170,12 @@ export class Recorder {
          UPDATE webhook_deliveries d SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = u.attempts,
                 next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
            FROM done u JOIN locked l ON l.workspace_id = u.workspace_id AND l.id = u.id
-          WHERE d.workspace_id = u.workspace_id AND d.id = u.id AND l.locked_by = $10
+          WHERE d.workspace_id = u.workspace_id AND d.id = u.id AND l.locked_by = $10${only('d')}
           RETURNING u.workspace_id, u.endpoint_id
        )
        UPDATE webhook_endpoints e SET consecutive_failures = 0
          FROM (SELECT DISTINCT workspace_id, endpoint_id FROM delivered WHERE endpoint_id IS NOT NULL) x
-        WHERE e.workspace_id = x.workspace_id AND e.id = x.endpoint_id AND e.consecutive_failures <> 0`,
+        WHERE e.workspace_id = x.workspace_id AND e.id = x.endpoint_id AND e.consecutive_failures <> 0${only('e')}`,
       [
         items.map((i) => i.sendable.delivery.workspace_id),
         items.map((i) => i.sendable.delivery.id),
@@ -173,6 +187,7 @@ export class Recorder {
         items.map((i) => i.sendable.delivery.attempt_count + 1),
         items.map((i) => i.sendable.endpoint?.id ?? null),
         this.lease.owner,
+        ...(workspaceId === null ? [] : [workspaceId]),
       ],
     );
   }
@@ -189,6 +204,17 @@ export class Recorder {
   /** Gives claimed deliveries back, untried and uncounted, to be claimed again from `until` on. */
   async defer(deliveries: ClaimedDelivery[], until: Date): Promise<void> {
     if (deliveries.length === 0) return;
+    if (await isDistributed(this.db)) {
+      // On Citus one single-shard statement per workspace.
+      for (const workspaceId of new Set(deliveries.map((d) => d.workspace_id))) {
+        await this.db.query(
+          `UPDATE webhook_deliveries SET next_attempt_at = $3, locked_by = NULL, locked_until = NULL
+            WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND locked_by = $4`,
+          [workspaceId, deliveries.filter((d) => d.workspace_id === workspaceId).map((d) => d.id), until, this.lease.owner],
+        );
+      }
+      return;
+    }
     await this.db.query(
       `UPDATE webhook_deliveries SET next_attempt_at = $3, locked_by = NULL, locked_until = NULL
         WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) AND locked_by = $4`,
