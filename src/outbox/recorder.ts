@@ -136,22 +136,69 @@ export class Recorder {
    * (and its deliveries) waits until the attempts are written; one deleted before is skipped.
    */
   private async recordSuccesses(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
-    if (!(await isDistributed(this.db))) return this.recordSuccessesOf(items, null);
-    // On Citus one single-shard statement per workspace (the batch's rows are several shards').
+    if (!(await isDistributed(this.db))) return this.recordSuccessesOf(items);
+    // On Citus a transaction per workspace (the batch's rows are several shards').
     const byWorkspace = new Map<string, typeof items>();
     for (const item of items) {
       const id = item.sendable.delivery.workspace_id;
       byWorkspace.set(id, [...(byWorkspace.get(id) ?? []), item]);
     }
-    for (const [workspaceId, of] of byWorkspace) await this.recordSuccessesOf(of, workspaceId);
+    for (const [workspaceId, of] of byWorkspace) await this.recordWorkspaceSuccesses(workspaceId, of);
   }
 
-  /** `recordSuccesses`; with `workspaceId`, the batch of that one workspace (its $11), named beside every table. */
-  private async recordSuccessesOf(items: { sendable: Sendable; at: Date; outcome: Outcome }[], workspaceId: string | null): Promise<void> {
-    const only = (alias: string) => (workspaceId === null ? '' : ` AND ${alias}.workspace_id = $11::uuid`);
+  /**
+   * One workspace's successes on Citus, as `recordSuccesses` writes them, in a transaction of
+   * single-shard statements (as one statement, Citus would plan its CTEs apart and ship their
+   * rows between nodes).
+   */
+  private async recordWorkspaceSuccesses(workspaceId: string, items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const locked: { id: string; locked_by: string | null }[] = await manager.query(
+        `SELECT id, locked_by FROM webhook_deliveries WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) ORDER BY id FOR UPDATE`,
+        [workspaceId, items.map((i) => i.sendable.delivery.id)],
+      );
+      const owner = new Map(locked.map((row) => [row.id, row.locked_by]));
+      const present = items.filter((i) => owner.has(i.sendable.delivery.id));
+      if (present.length === 0) return;
+      const values: unknown[] = [workspaceId];
+      const rows = present.map(({ sendable, at, outcome }) => {
+        values.push(sendable.delivery.id, at, outcome.durationMs, outcome.statusCode, outcome.error, outcome.responseBody);
+        const n = values.length;
+        return `($1, $${n - 5}::uuid, $${n - 4}::timestamptz, $${n - 3}::integer, $${n - 2}::integer, $${n - 1}, $${n})`;
+      });
+      await manager.query(
+        `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body) VALUES ${rows.join(', ')}`,
+        values,
+      );
+      const mine = present.filter((i) => owner.get(i.sendable.delivery.id) === this.lease.owner);
+      const byAttempts = new Map<number, string[]>();
+      for (const i of mine) {
+        const n = i.sendable.delivery.attempt_count + 1;
+        byAttempts.set(n, [...(byAttempts.get(n) ?? []), i.sendable.delivery.id]);
+      }
+      for (const [attempts, ids] of byAttempts) {
+        await manager.query(
+          `UPDATE webhook_deliveries SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = $3,
+                  next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+            WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND locked_by = $4`,
+          [workspaceId, ids, attempts, this.lease.owner],
+        );
+      }
+      const endpoints = [...new Set(mine.flatMap((i) => (i.sendable.endpoint ? [i.sendable.endpoint.id] : [])))];
+      if (endpoints.length > 0) {
+        await manager.query(
+          `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND consecutive_failures <> 0`,
+          [workspaceId, endpoints],
+        );
+      }
+    });
+  }
+
+  /** `recordSuccesses` on one server: every workspace's in one statement. */
+  private async recordSuccessesOf(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
     await preparedRows(
       this.db,
-      workspaceId === null ? 'record_successes' : 'record_workspace_successes',
+      'record_successes',
       `WITH done AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::integer[], $5::integer[], $6::text[], $7::text[],
                               $8::integer[], $9::uuid[])
@@ -159,7 +206,7 @@ export class Recorder {
        ),
        locked AS (
          SELECT d.workspace_id, d.id, d.locked_by FROM webhook_deliveries d
-          WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM done)${only('d')} ORDER BY d.id FOR UPDATE
+          WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM done) ORDER BY d.id FOR UPDATE
        ),
        attempts AS (
          INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body)
@@ -170,12 +217,12 @@ export class Recorder {
          UPDATE webhook_deliveries d SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = u.attempts,
                 next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
            FROM done u JOIN locked l ON l.workspace_id = u.workspace_id AND l.id = u.id
-          WHERE d.workspace_id = u.workspace_id AND d.id = u.id AND l.locked_by = $10${only('d')}
+          WHERE d.workspace_id = u.workspace_id AND d.id = u.id AND l.locked_by = $10
           RETURNING u.workspace_id, u.endpoint_id
        )
        UPDATE webhook_endpoints e SET consecutive_failures = 0
          FROM (SELECT DISTINCT workspace_id, endpoint_id FROM delivered WHERE endpoint_id IS NOT NULL) x
-        WHERE e.workspace_id = x.workspace_id AND e.id = x.endpoint_id AND e.consecutive_failures <> 0${only('e')}`,
+        WHERE e.workspace_id = x.workspace_id AND e.id = x.endpoint_id AND e.consecutive_failures <> 0`,
       [
         items.map((i) => i.sendable.delivery.workspace_id),
         items.map((i) => i.sendable.delivery.id),
@@ -187,7 +234,6 @@ export class Recorder {
         items.map((i) => i.sendable.delivery.attempt_count + 1),
         items.map((i) => i.sendable.endpoint?.id ?? null),
         this.lease.owner,
-        ...(workspaceId === null ? [] : [workspaceId]),
       ],
     );
   }
