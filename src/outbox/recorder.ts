@@ -65,9 +65,8 @@ export class Recorder {
         // The channel's next message leaves a second after this one ended (so they also arrive a
         // second apart), or after the wait a 429 asked for.
         await manager.query(
-          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz + $4 * interval '1 millisecond')
-            WHERE workspace_id = $1 AND id = $2`,
-          [delivery.workspace_id, endpoint.id, ended, Math.max(CHAT_PACE_MS, waitMs ?? 0)],
+          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz) WHERE workspace_id = $1 AND id = $2`,
+          [delivery.workspace_id, endpoint.id, new Date(ended.getTime() + Math.max(CHAT_PACE_MS, waitMs ?? 0))],
         );
       }
       if (row.locked_by !== this.lease.owner) return; // the lease ran out and another processor owns it now
@@ -88,14 +87,14 @@ export class Recorder {
       }
       const delay = this.config.webhookRetrySchedule[attempts - 1];
       const next = delay === undefined ? null : Math.max(delay, waitMs ?? 0);
+      // The retry's time is computed here: Citus takes no stable function (timestamptz + interval) in a CASE.
       await manager.query(
         `UPDATE webhook_deliveries
-            SET attempt_count = $3, locked_by = NULL, locked_until = NULL,
-                status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
-                reason = CASE WHEN $4::bigint IS NULL THEN 'retries_exhausted' END,
-                next_attempt_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE $5::timestamptz + $4 * interval '1 millisecond' END
+            SET attempt_count = $3, locked_by = NULL, locked_until = NULL, status = $4, reason = $5, next_attempt_at = $6
           WHERE workspace_id = $1 AND id = $2`,
-        [...key, attempts, next, ended],
+        next === null
+          ? [...key, attempts, 'failed', 'retries_exhausted', null]
+          : [...key, attempts, 'pending', null, new Date(ended.getTime() + next)],
       );
       if (!endpoint) return;
       const ref = { workspaceId: delivery.workspace_id, id: endpoint.id };
@@ -274,14 +273,18 @@ export class Recorder {
    */
   async release(delivery: ClaimedDelivery): Promise<void> {
     const delay = this.config.webhookRetrySchedule[delivery.attempt_count];
+    // Two statements, not one with CASE: Citus takes no stable function (now() + …) in a CASE.
     await this.db.query(
-      `UPDATE webhook_deliveries
-          SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
-              status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
-              reason = CASE WHEN $4::bigint IS NULL THEN 'retries_exhausted' END,
-              next_attempt_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE now() + $4 * interval '1 millisecond' END
-        WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`,
-      [delivery.workspace_id, delivery.id, this.lease.owner, delay ?? null],
+      delay === undefined
+        ? `UPDATE webhook_deliveries
+              SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
+                  status = 'failed', reason = 'retries_exhausted', next_attempt_at = NULL
+            WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`
+        : `UPDATE webhook_deliveries
+              SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
+                  status = 'pending', reason = NULL, next_attempt_at = now() + $4 * interval '1 millisecond'
+            WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`,
+      [delivery.workspace_id, delivery.id, this.lease.owner, ...(delay === undefined ? [] : [delay])],
     );
   }
 }
