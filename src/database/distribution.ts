@@ -12,10 +12,10 @@ const known = new WeakMap<object, Promise<boolean>>();
  * - the outbox claims, fans out and records one workspace at a time (each a single-shard
  *   statement), where on one server one statement serves every workspace.
  */
-export function isDistributed(db: DataSource): Promise<boolean> {
+export function isDistributed(db: DataSource, via: Pick<EntityManager, 'query'> = db): Promise<boolean> {
   let answer = known.get(db);
   if (!answer) {
-    answer = db
+    answer = via
       .query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)
       .then((rows: unknown[]) => rows.length > 0);
     answer.catch(() => known.delete(db)); // asked again next time (the database was down, say)
@@ -24,6 +24,10 @@ export function isDistributed(db: DataSource): Promise<boolean> {
   return answer;
 }
 
-/** `isDistributed` for a transaction's manager (its DataSource's answer). */
-export const managerIsDistributed = (manager: Pick<EntityManager, 'dataSource'>): Promise<boolean> =>
-  isDistributed(manager.dataSource);
+/**
+ * `isDistributed` for a transaction's manager (its DataSource's answer), asked on the
+ * transaction's own connection: callers that each hold one of the pool's connections must not
+ * wait for another to learn it.
+ */
+export const managerIsDistributed = (manager: Pick<EntityManager, 'dataSource' | 'query'>): Promise<boolean> =>
+  isDistributed(manager.dataSource, manager);

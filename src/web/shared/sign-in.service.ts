@@ -195,7 +195,7 @@ export class SignInService {
   /** The email goes out through the outbox, sealed: the code is readable only by the processor that sends it. */
   private async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
     const deliveryId = randomUUID();
-    if (await isDistributed(this.db)) {
+    if (await isDistributed(this.db, manager)) {
       // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the coordinator.
       await manager.query(
         `INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
