@@ -12,6 +12,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
 import { orderRoutes } from './common/route-order';
+import { isDistributed } from './database/distribution';
 
 /** The HTTP application, with migrations applied, initialised; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
@@ -29,6 +30,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.use(pageRequests(app.get(Links)));
   serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);
+  await isDistributed(app.get(DataSource)); // known before any request or processor asks
   await app.init();
   orderRoutes(app);
   return app;

@@ -8,6 +8,7 @@ import { EndpointsService } from '../src/webhooks/endpoints.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { runBuilt, Running } from './support/processes';
 import { onEmbeddedDatabase, TEST_ENCRYPTION_KEY } from './support/test-app';
+import { createCitusDatabase, dropCitusDatabase, onCitus } from './support/citus';
 
 // Several outbox processors (dist/src/worker.js, one process each) on one PostgreSQL: no
 // delivery is sent twice, and a processor killed mid-send loses nothing. PGlite is a single
@@ -160,10 +161,13 @@ describePg('several outbox processors on one PostgreSQL', () => {
   };
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
+    if (onCitus()) createCitusDatabase(dbName); // with the extension on every node, and the workers registered
+    else {
+      const admin = new Client({ connectionString: serverUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${dbName}`);
+      await admin.end();
+    }
     const config = loadConfig({
       DATABASE_URL: dbUrl,
       BASE_URL: 'https://chorus.test',
@@ -192,6 +196,7 @@ describePg('several outbox processors on one PostgreSQL', () => {
   afterAll(async () => {
     await sql?.end();
     await app?.close();
+    if (onCitus()) return dropCitusDatabase(dbName);
     const admin = new Client({ connectionString: serverUrl });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);

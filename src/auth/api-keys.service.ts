@@ -8,7 +8,7 @@ import type { Caller } from '../common/request-context';
 import { PLANS, isPlan } from '../workspaces/plans';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { ApiKeyEntity } from './api-key.entity';
-import { CallerCache } from './caller-cache';
+import { announceCallersChange, CallerCache } from './caller-cache';
 
 export const KEY_PREFIX = 'chorus_key_';
 const BEARER = /^bearer +(\S+) *$/i;
@@ -70,7 +70,10 @@ export class ApiKeysService {
   async revokeIn(workspaceId: string, id: string): Promise<void> {
     const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ workspaceId, id }) : null;
     if (!key) throw AppError.notFound('API key');
-    if (!key.revokedAt) await this.keys.update({ workspaceId, id }, { revokedAt: new Date() });
+    if (!key.revokedAt) {
+      await this.keys.update({ workspaceId, id }, { revokedAt: new Date() });
+      await announceCallersChange(this.keys.manager.dataSource);
+    }
     this.callers.clear(); // other processes hear of it through the database (see CallerCache)
   }
 

@@ -1,11 +1,22 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Listener } from '../database/listener';
+import type { DataSource } from 'typeorm';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
+import { isDistributed } from '../database/distribution';
 import type { Caller } from '../common/request-context';
 
 /** Channel on which PostgreSQL announces any change to api_keys or workspaces (see the trigger's migration). */
 export const CALLERS_CHANNEL = 'chorus_callers';
 const TTL_MS = 30_000;
+
+/**
+ * Announces a committed change to api_keys or workspaces where no trigger does: on Citus, whose
+ * reference tables take no trigger (migrations/…-DistributeByWorkspace.ts). Elsewhere the
+ * trigger has announced it already.
+ */
+export async function announceCallersChange(db: DataSource): Promise<void> {
+  if (await isDistributed(db)) await db.query(`SELECT pg_notify($1, '')`, [CALLERS_CHANNEL]);
+}
 const MAX_ENTRIES = 10_000;
 
 /**

@@ -12,6 +12,7 @@ import { DeliveryQueueOrder1763796100000 } from '../../migrations/1763796100000-
 import { SiteSessions1763800000000 } from '../../migrations/1763800000000-SiteSessions';
 import { DashboardSupport1763800001000 } from '../../migrations/1763800001000-DashboardSupport';
 import { EventsByPost1763800002000 } from '../../migrations/1763800002000-EventsByPost';
+import { DistributeByWorkspace1763810000000 } from '../../migrations/1763810000000-DistributeByWorkspace';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   SiteSessions1763800000000,
   DashboardSupport1763800001000,
   EventsByPost1763800002000,
+  DistributeByWorkspace1763810000000,
 ];
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { isDistributed } from '../database/distribution';
 
 /** How long a stored answer is replayed, counted from the first request. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -48,6 +49,8 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
    * left in flight past its lease by the same request (its process died before answering).
    */
   async claim(workspaceId: string, key: string, requestHash: string): Promise<Claim> {
+    // "Now" in the conflict's clauses is EXCLUDED.created_at (now() by default): Citus takes
+    // only immutable functions there.
     for (let tries = 0; tries < 3; tries++) {
       const owner = randomUUID();
       const taken: { owner: string }[] = await this.db.query(
@@ -56,9 +59,9 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
          ON CONFLICT (workspace_id, key) DO UPDATE
             SET request_hash = EXCLUDED.request_hash, state = 'in_flight', owner = EXCLUDED.owner,
                 locked_until = EXCLUDED.locked_until, status_code = NULL, response_body = NULL,
-                created_at = now(), expires_at = EXCLUDED.expires_at
-          WHERE idempotency_keys.expires_at <= now()
-             OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.locked_until <= now()
+                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+          WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
+             OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.locked_until <= EXCLUDED.created_at
                  AND idempotency_keys.request_hash = EXCLUDED.request_hash)
          RETURNING owner`,
         [workspaceId, key, requestHash, owner, IN_FLIGHT_LEASE_MS, IDEMPOTENCY_TTL_MS],
@@ -97,6 +100,11 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
 
   /** Claims treat expired keys as free; this only keeps the table small. */
   async purgeExpired(): Promise<number> {
+    if (await isDistributed(this.db)) {
+      // On Citus each shard deletes its own (Citus takes no ctid across shards), all in parallel.
+      const [, deleted] = (await this.db.query(`DELETE FROM idempotency_keys WHERE expires_at <= now()`)) as [unknown, number];
+      return deleted;
+    }
     const [, deleted] = (await this.db.query(
       `DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT 10000)`,
     )) as [unknown, number];

@@ -24,8 +24,8 @@ export class UnsubscribeService {
   async unsubscribe(token: string): Promise<void> {
     const { workspaceId, email } = this.read(token);
     await this.db.query(
-      `UPDATE people SET email_unsubscribed_at = coalesce(email_unsubscribed_at, now())
-        WHERE workspace_id = $1 AND lower(email) = lower($2)`,
+      `UPDATE people SET email_unsubscribed_at = now()
+        WHERE workspace_id = $1 AND lower(email) = lower($2) AND email_unsubscribed_at IS NULL`,
       [workspaceId, email],
     );
   }

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { isDistributed } from '../database/distribution';
 import { unsubscribeToken } from '../notifications/unsubscribe-token';
 import type { EndpointKind } from '../webhooks/webhook-endpoint.entity';
 import { emailBody, endpointBody, OutboxEvent, statusChangeForVoters } from './messages';
@@ -27,17 +28,38 @@ export class FanOut {
     private readonly box: SecretBox,
   ) {}
 
-  /** Fans out one batch; answers how many events it took. */
+  /**
+   * Fans out one batch; answers how many events it took (FAN_OUT_BATCH: there may be more).
+   * On Citus one batch per workspace with events waiting, each in a transaction of single-shard
+   * statements: Citus locks rows (FOR UPDATE SKIP LOCKED) only within one shard.
+   */
   async run(): Promise<number> {
+    if (!(await isDistributed(this.db))) return this.runBatch(null);
+    const waiting: { workspace_id: string }[] = await this.db.query(
+      `SELECT DISTINCT workspace_id FROM outbox_events WHERE dispatched_at IS NULL`,
+    );
+    let full = false;
+    let taken = 0;
+    for (const { workspace_id } of waiting) {
+      const n = await this.runBatch(workspace_id);
+      taken += n;
+      if (n === FAN_OUT_BATCH) full = true;
+    }
+    return full ? FAN_OUT_BATCH : Math.min(taken, FAN_OUT_BATCH - 1);
+  }
+
+  /** One batch: of every workspace's oldest events, or (`workspaceId`) of that one workspace's. */
+  private async runBatch(workspaceId: string | null): Promise<number> {
     return this.db.transaction(async (manager) => {
       const events: (OutboxEvent & { plan: string })[] = await manager.query(
         `SELECT o.workspace_id, o.id, o.type, o.created_at, o.data::text AS data, o.actor_id, o.endpoint_ids, w.plan
            FROM outbox_events o JOIN workspaces w ON w.id = o.workspace_id
-          WHERE o.dispatched_at IS NULL ORDER BY o.created_at LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-        [FAN_OUT_BATCH],
+          WHERE o.dispatched_at IS NULL${workspaceId === null ? '' : ' AND o.workspace_id = $2'}
+          ORDER BY o.created_at LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
+        workspaceId === null ? [FAN_OUT_BATCH] : [FAN_OUT_BATCH, workspaceId],
       );
       if (events.length === 0) return 0;
-      const endpoints = await this.endpointsOf(manager, events);
+      const endpoints = await this.endpointsOf(manager, events, workspaceId);
       const rows: (string | null)[][] = [[], [], [], [], [], [], [], []];
       const add = (event: OutboxEvent, id: string, endpointId: string | null, recipient: string | null, body: string) =>
         [event.workspace_id, id, endpointId, recipient, event.id, event.type, event.created_at.toISOString(), body].forEach(
@@ -72,11 +94,18 @@ export class FanOut {
           rows,
         );
       }
-      await manager.query(
-        `UPDATE outbox_events SET dispatched_at = now()
-          WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
-        [events.map((e) => e.workspace_id), events.map((e) => e.id)],
-      );
+      if (workspaceId === null) {
+        await manager.query(
+          `UPDATE outbox_events SET dispatched_at = now()
+            WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+          [events.map((e) => e.workspace_id), events.map((e) => e.id)],
+        );
+      } else {
+        await manager.query(`UPDATE outbox_events SET dispatched_at = now() WHERE workspace_id = $1 AND id = ANY ($2::uuid[])`, [
+          workspaceId,
+          events.map((e) => e.id),
+        ]);
+      }
       return events.length;
     });
   }
@@ -86,11 +115,11 @@ export class FanOut {
    * takes its deliveries with it). An event written before endpoints were recorded falls back
    * to the endpoints subscribed now.
    */
-  private async endpointsOf(manager: EntityManager, events: OutboxEvent[]) {
+  private async endpointsOf(manager: EntityManager, events: OutboxEvent[], workspaceId: string | null) {
     const rows: { event_id: string; id: string; kind: EndpointKind }[] = await manager.query(
       `SELECT ev.id AS event_id, e.id, e.kind
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS ev(workspace_id, id, type, endpoint_ids)
-         JOIN webhook_endpoints e ON e.workspace_id = ev.workspace_id
+         JOIN webhook_endpoints e ON e.workspace_id = ev.workspace_id${workspaceId === null ? '' : ' AND e.workspace_id = $5'}
         WHERE CASE WHEN ev.endpoint_ids IS NULL THEN e.enabled AND ev.type = ANY (e.events)
                    ELSE e.id = ANY (ev.endpoint_ids::uuid[]) END`,
       [
@@ -98,6 +127,7 @@ export class FanOut {
         events.map((e) => e.id),
         events.map((e) => e.type),
         events.map((e) => (e.endpoint_ids ? `{${e.endpoint_ids.join(',')}}` : null)),
+        ...(workspaceId === null ? [] : [workspaceId]),
       ],
     );
     const byEvent = new Map<string, { id: string; kind: EndpointKind }[]>();

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { isDistributed } from '../database/distribution';
 import { runStatements, sqlInt, sqlText, updateReturning } from '../database/queries';
-import { PLAN_NAMES, PLANS } from '../workspaces/plans';
+import { isPlan, PLAN_NAMES, PLANS } from '../workspaces/plans';
 
 const MONTH = `date_trunc('month', now() AT TIME ZONE 'UTC')::date`;
 const HOUR = `date_trunc('hour', now())`;
@@ -16,6 +17,17 @@ const PLAN_QUOTAS = `(VALUES ${PLAN_NAMES.map((plan) => `(${sqlText(plan)}, ${sq
  * the one before left.
  */
 export const CLAIM_LOCK = 7_302_318_455_120_911;
+
+/**
+ * The claim lock as a statement. On Citus (`workspaceId` given) a claim and a reservation take
+ * one workspace's lock: every cap it counts (an endpoint's, the workspace's mail, the
+ * workspace's own) and the month's usage belong to that workspace, so claims of different
+ * workspaces need not wait for each other, and each is a single-shard statement.
+ */
+export const claimLock = (workspaceId: string | null): string =>
+  workspaceId === null
+    ? `SELECT pg_advisory_xact_lock(${sqlInt(CLAIM_LOCK)})`
+    : `SELECT pg_advisory_xact_lock(hashtextextended(${sqlText(workspaceId)}, ${sqlInt(CLAIM_LOCK)}))`;
 
 /**
  * What a workspace may still send: attempts this calendar month (UTC, every channel, by plan),
@@ -42,9 +54,15 @@ export class Quota {
   /** `reserveAttempts`, also answering the month the attempts were taken from (for a refund). */
   async reserveMonth(workspaceId: string, plan: string, count: number): Promise<{ granted: number; month: string | null }> {
     if (count <= 0) return { granted: 0, month: null };
+    if (await isDistributed(this.db)) {
+      return this.db.transaction(async (manager) => {
+        await manager.query(claimLock(workspaceId));
+        return reserveMonthIn(manager, workspaceId, plan, count);
+      });
+    }
     const [row] = await runStatements<{ granted: number; month: string }>(
       this.db,
-      `SELECT pg_advisory_xact_lock(${sqlInt(CLAIM_LOCK)});
+      `${claimLock(null)};
        WITH wanted AS (SELECT ${sqlText(workspaceId)}::uuid AS workspace_id, ${sqlText(plan)} AS plan, true AS counted
                          FROM generate_series(1, ${sqlInt(count)})),
        ${monthlyReservation('wanted')}
@@ -119,3 +137,33 @@ export const monthlyReservation = (rows: string) => `
   granted AS (
     SELECT workspace_id, greatest(LEAST(before + n, quota) - before, 0)::integer AS granted, ${MONTH}::text AS month FROM used
   )`;
+
+/**
+ * `monthlyReservation` on Citus, for one workspace, in `manager`'s transaction that holds the
+ * workspace's claim lock: two single-shard statements (the month's row, made at its first
+ * reservation; then read-and-add under its row lock), after reading which month it is. Answers what was granted, of which month.
+ */
+export async function reserveMonthIn(
+  manager: Pick<EntityManager, 'query'>,
+  workspaceId: string,
+  plan: string,
+  count: number,
+): Promise<{ granted: number; month: string | null }> {
+  const quota = isPlan(plan) ? PLANS[plan].deliveriesPerMonth : 0;
+  if (count <= 0 || quota <= 0) return { granted: 0, month: null };
+  // The month is read first, on the coordinator: Citus takes no stable function in RETURNING.
+  const [{ month }]: { month: string }[] = await manager.query(`SELECT ${MONTH}::text AS month`);
+  await manager.query(`INSERT INTO delivery_usage (workspace_id, month, attempts) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, [
+    workspaceId,
+    month,
+  ]);
+  const [row] = await updateReturning<{ granted: number }>(
+    manager,
+    `UPDATE delivery_usage u SET attempts = LEAST(b.before + $2, greatest($3, b.before))
+       FROM (SELECT attempts AS before FROM delivery_usage WHERE workspace_id = $1 AND month = $4 FOR UPDATE) b
+      WHERE u.workspace_id = $1 AND u.month = $4
+      RETURNING greatest(LEAST(b.before + $2, $3) - b.before, 0)::integer AS granted`,
+    [workspaceId, count, quota, month],
+  );
+  return { granted: row?.granted ?? 0, month };
+}

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { isDistributed } from '../database/distribution';
 import { preparedRows, updateReturning } from '../database/queries';
 import { EndpointsService } from '../webhooks/endpoints.service';
 import { ClaimedDelivery, isChat, Outcome, Sendable } from './channel';
@@ -64,9 +65,8 @@ export class Recorder {
         // The channel's next message leaves a second after this one ended (so they also arrive a
         // second apart), or after the wait a 429 asked for.
         await manager.query(
-          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz + $4 * interval '1 millisecond')
-            WHERE workspace_id = $1 AND id = $2`,
-          [delivery.workspace_id, endpoint.id, ended, Math.max(CHAT_PACE_MS, waitMs ?? 0)],
+          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz) WHERE workspace_id = $1 AND id = $2`,
+          [delivery.workspace_id, endpoint.id, new Date(ended.getTime() + Math.max(CHAT_PACE_MS, waitMs ?? 0))],
         );
       }
       if (row.locked_by !== this.lease.owner) return; // the lease ran out and another processor owns it now
@@ -87,14 +87,14 @@ export class Recorder {
       }
       const delay = this.config.webhookRetrySchedule[attempts - 1];
       const next = delay === undefined ? null : Math.max(delay, waitMs ?? 0);
+      // The retry's time is computed here: Citus takes no stable function (timestamptz + interval) in a CASE.
       await manager.query(
         `UPDATE webhook_deliveries
-            SET attempt_count = $3, locked_by = NULL, locked_until = NULL,
-                status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
-                reason = CASE WHEN $4::bigint IS NULL THEN 'retries_exhausted' END,
-                next_attempt_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE $5::timestamptz + $4 * interval '1 millisecond' END
+            SET attempt_count = $3, locked_by = NULL, locked_until = NULL, status = $4, reason = $5, next_attempt_at = $6
           WHERE workspace_id = $1 AND id = $2`,
-        [...key, attempts, next, ended],
+        next === null
+          ? [...key, attempts, 'failed', 'retries_exhausted', null]
+          : [...key, attempts, 'pending', null, new Date(ended.getTime() + next)],
       );
       if (!endpoint) return;
       const ref = { workspaceId: delivery.workspace_id, id: endpoint.id };
@@ -135,6 +135,66 @@ export class Recorder {
    * (and its deliveries) waits until the attempts are written; one deleted before is skipped.
    */
   private async recordSuccesses(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
+    if (!(await isDistributed(this.db))) return this.recordSuccessesOf(items);
+    // On Citus a transaction per workspace (the batch's rows are several shards').
+    const byWorkspace = new Map<string, typeof items>();
+    for (const item of items) {
+      const id = item.sendable.delivery.workspace_id;
+      byWorkspace.set(id, [...(byWorkspace.get(id) ?? []), item]);
+    }
+    for (const [workspaceId, of] of byWorkspace) await this.recordWorkspaceSuccesses(workspaceId, of);
+  }
+
+  /**
+   * One workspace's successes on Citus, as `recordSuccesses` writes them, in a transaction of
+   * single-shard statements (as one statement, Citus would plan its CTEs apart and ship their
+   * rows between nodes).
+   */
+  private async recordWorkspaceSuccesses(workspaceId: string, items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const locked: { id: string; locked_by: string | null }[] = await manager.query(
+        `SELECT id, locked_by FROM webhook_deliveries WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) ORDER BY id FOR UPDATE`,
+        [workspaceId, items.map((i) => i.sendable.delivery.id)],
+      );
+      const owner = new Map(locked.map((row) => [row.id, row.locked_by]));
+      const present = items.filter((i) => owner.has(i.sendable.delivery.id));
+      if (present.length === 0) return;
+      const values: unknown[] = [workspaceId];
+      const rows = present.map(({ sendable, at, outcome }) => {
+        values.push(sendable.delivery.id, at, outcome.durationMs, outcome.statusCode, outcome.error, outcome.responseBody);
+        const n = values.length;
+        return `($1, $${n - 5}::uuid, $${n - 4}::timestamptz, $${n - 3}::integer, $${n - 2}::integer, $${n - 1}, $${n})`;
+      });
+      await manager.query(
+        `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body) VALUES ${rows.join(', ')}`,
+        values,
+      );
+      const mine = present.filter((i) => owner.get(i.sendable.delivery.id) === this.lease.owner);
+      const byAttempts = new Map<number, string[]>();
+      for (const i of mine) {
+        const n = i.sendable.delivery.attempt_count + 1;
+        byAttempts.set(n, [...(byAttempts.get(n) ?? []), i.sendable.delivery.id]);
+      }
+      for (const [attempts, ids] of byAttempts) {
+        await manager.query(
+          `UPDATE webhook_deliveries SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = $3,
+                  next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+            WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND locked_by = $4`,
+          [workspaceId, ids, attempts, this.lease.owner],
+        );
+      }
+      const endpoints = [...new Set(mine.flatMap((i) => (i.sendable.endpoint ? [i.sendable.endpoint.id] : [])))];
+      if (endpoints.length > 0) {
+        await manager.query(
+          `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND consecutive_failures <> 0`,
+          [workspaceId, endpoints],
+        );
+      }
+    });
+  }
+
+  /** `recordSuccesses` on one server: every workspace's in one statement. */
+  private async recordSuccessesOf(items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
     await preparedRows(
       this.db,
       'record_successes',
@@ -189,6 +249,17 @@ export class Recorder {
   /** Gives claimed deliveries back, untried and uncounted, to be claimed again from `until` on. */
   async defer(deliveries: ClaimedDelivery[], until: Date): Promise<void> {
     if (deliveries.length === 0) return;
+    if (await isDistributed(this.db)) {
+      // On Citus one single-shard statement per workspace.
+      for (const workspaceId of new Set(deliveries.map((d) => d.workspace_id))) {
+        await this.db.query(
+          `UPDATE webhook_deliveries SET next_attempt_at = $3, locked_by = NULL, locked_until = NULL
+            WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND locked_by = $4`,
+          [workspaceId, deliveries.filter((d) => d.workspace_id === workspaceId).map((d) => d.id), until, this.lease.owner],
+        );
+      }
+      return;
+    }
     await this.db.query(
       `UPDATE webhook_deliveries SET next_attempt_at = $3, locked_by = NULL, locked_until = NULL
         WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) AND locked_by = $4`,
@@ -202,14 +273,18 @@ export class Recorder {
    */
   async release(delivery: ClaimedDelivery): Promise<void> {
     const delay = this.config.webhookRetrySchedule[delivery.attempt_count];
+    // Two statements, not one with CASE: Citus takes no stable function (now() + …) in a CASE.
     await this.db.query(
-      `UPDATE webhook_deliveries
-          SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
-              status = CASE WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
-              reason = CASE WHEN $4::bigint IS NULL THEN 'retries_exhausted' END,
-              next_attempt_at = CASE WHEN $4::bigint IS NULL THEN NULL ELSE now() + $4 * interval '1 millisecond' END
-        WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`,
-      [delivery.workspace_id, delivery.id, this.lease.owner, delay ?? null],
+      delay === undefined
+        ? `UPDATE webhook_deliveries
+              SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
+                  status = 'failed', reason = 'retries_exhausted', next_attempt_at = NULL
+            WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`
+        : `UPDATE webhook_deliveries
+              SET attempt_count = attempt_count + 1, locked_by = NULL, locked_until = NULL,
+                  status = 'pending', reason = NULL, next_attempt_at = now() + $4 * interval '1 millisecond'
+            WHERE workspace_id = $1 AND id = $2 AND locked_by = $3`,
+      [delivery.workspace_id, delivery.id, this.lease.owner, ...(delay === undefined ? [] : [delay])],
     );
   }
 }

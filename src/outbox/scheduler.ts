@@ -2,12 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { runStatementsPrepared, sqlInt, sqlText, sqlUuids } from '../database/queries';
-import { EndpointsService, SealedTarget } from '../webhooks/endpoints.service';
+import { isDistributed } from '../database/distribution';
+import { runStatementsPrepared, sqlInt, sqlText, sqlUuids, updateReturning } from '../database/queries';
+import { EndpointsService, SealedTarget, TARGET_COLUMNS } from '../webhooks/endpoints.service';
 import { SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS } from '../notifications/sign-in-email';
 import { ClaimedDelivery, EndpointTarget, Sendable } from './channel';
 import { Lease } from './lease';
-import { CLAIM_LOCK, monthlyReservation, Quota } from './quota';
+import { claimLock, monthlyReservation, Quota, reserveMonthIn } from './quota';
 import { CHAT_PACE_MS, Recorder } from './recorder';
 
 /** Failures in a row after which an endpoint's circuit opens: one send at a time until one succeeds. */
@@ -31,22 +32,26 @@ const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;
  * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
  * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
  *   and among equals to the workspace with the fewest in flight.
- * Its parameters: $1 the free slots, $2 the deliveries that arrived and are being recorded.
+ * Its parameters: $1 the free slots, $2 the deliveries that arrived and are being recorded;
+ * `scoped` (on Citus): $3 the one workspace claimed from, named beside every table so that the
+ * whole statement runs on that workspace's shard.
  */
-const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; workspaceCap: number }) => `
+const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; workspaceCap: number; scoped: boolean }) => {
+  const only = (alias: string) => (p.scoped ? ` AND ${alias}.workspace_id = $3::uuid` : '');
+  return `
   WITH RECURSIVE queues AS (
     (SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
-      WHERE d.status = 'pending' ORDER BY d.workspace_id, ${QUEUE} LIMIT 1)
+      WHERE d.status = 'pending'${only('d')} ORDER BY d.workspace_id, ${QUEUE} LIMIT 1)
     UNION ALL
     SELECT n.workspace_id, n.queue FROM queues q, LATERAL (
       SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
-       WHERE d.status = 'pending' AND (d.workspace_id, ${QUEUE}) > (q.workspace_id, q.queue)
+       WHERE d.status = 'pending' AND (d.workspace_id, ${QUEUE}) > (q.workspace_id, q.queue)${only('d')}
        ORDER BY d.workspace_id, ${QUEUE} LIMIT 1) n
   ),
   flight AS (
     SELECT d.workspace_id, ${QUEUE} AS queue, count(*)::integer AS n FROM webhook_deliveries d
      WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()
-       AND d.id <> ALL ($2::uuid[])
+       AND d.id <> ALL ($2::uuid[])${only('d')}
      GROUP BY 1, 2
   ),
   workspace_flight AS (SELECT workspace_id, sum(n)::integer AS n FROM flight GROUP BY 1),
@@ -57,7 +62,7 @@ const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; 
                 WHEN e.consecutive_failures >= ${sqlInt(p.breaker)} THEN 1
                 ELSE ${sqlInt(p.endpointCap)} END - coalesce(f.n, 0) AS free
       FROM queues q
-      LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.queue
+      LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.queue${only('e')}
       LEFT JOIN flight f ON f.workspace_id = q.workspace_id AND f.queue = q.queue
      WHERE q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL
   ),
@@ -68,7 +73,7 @@ const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; 
         SELECT due.*, row_number() OVER (ORDER BY due.next_attempt_at, due.created_at) AS queue_rank FROM (
           SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at FROM webhook_deliveries d
            WHERE d.workspace_id = r.workspace_id AND ${QUEUE} = r.queue AND d.status = 'pending'
-             AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+             AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
            ORDER BY d.next_attempt_at, d.created_at LIMIT r.free) due
       ) c
      WHERE r.free > 0
@@ -78,6 +83,15 @@ const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; 
    WHERE c.workspace_rank <= ${sqlInt(p.workspaceCap)} - coalesce(w.n, 0)
    ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
    LIMIT $1`;
+};
+
+const claimCaps = (config: AppConfig, scoped: boolean) => ({
+  endpointCap: config.outboxEndpointConcurrency,
+  breaker: BREAKER_THRESHOLD,
+  emailCap: EMAIL_CONCURRENCY,
+  workspaceCap: config.outboxWorkspaceConcurrency,
+  scoped,
+});
 
 /**
  * The claim (see `Scheduler.lock`), with the deliveries it leased, their endpoints and the
@@ -85,12 +99,7 @@ const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; 
  * reserved once the hour's emails allow it): the parameters of `claimable`.
  */
 const claimStatement = (config: AppConfig, lease: Lease) => {
-  const chosen = claimable({
-    endpointCap: config.outboxEndpointConcurrency,
-    breaker: BREAKER_THRESHOLD,
-    emailCap: EMAIL_CONCURRENCY,
-    workspaceCap: config.outboxWorkspaceConcurrency,
-  });
+  const chosen = claimable(claimCaps(config, false));
   return `
     WITH chosen AS (${chosen}),
     paced AS (
@@ -125,16 +134,19 @@ export class Scheduler {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
-    lease: Lease,
+    private readonly lease: Lease,
     private readonly endpoints: EndpointsService,
     private readonly quota: Quota,
     private readonly recorder: Recorder,
   ) {
     this.claimStatement = { sql: claimStatement(config, lease), types: ['integer', 'uuid[]'] };
+    this.workspaceChoice = claimable(claimCaps(config, true));
   }
 
   /** The same for every claim of this processor: prepared once per connection. */
   private readonly claimStatement: { sql: string; types: string[] };
+  /** On Citus: the choice of what to claim from one workspace's queues (its $3). */
+  private readonly workspaceChoice: string;
 
   /**
    * Claims up to `slots` deliveries and answers those to send now, with where they go, and how
@@ -214,19 +226,130 @@ export class Scheduler {
    * choice's statement begins once the lock is held, so it counts what every earlier claim
    * leased; all of it commits together.
    */
-  private lock(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
-    return runStatementsPrepared<ClaimedRow>(
-      this.db,
-      'claim',
-      this.claimStatement,
-      `SELECT pg_advisory_xact_lock(${sqlInt(CLAIM_LOCK)})`,
-      [sqlInt(slots), sqlUuids(delivered)],
+  private async lock(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
+    if (await isDistributed(this.db)) return this.lockByWorkspace(slots, delivered);
+    return runStatementsPrepared<ClaimedRow>(this.db, 'claim', this.claimStatement, claimLock(null), [
+      sqlInt(slots),
+      sqlUuids(delivered),
+    ]);
+  }
+
+  /**
+   * On Citus: the same claim, one workspace at a time, each under that workspace's lock and in
+   * single-shard statements (a statement over every workspace's queues would read every
+   * shard, and Citus cannot lock rows of several shards in one). The workspaces with due work
+   * are found first (one read of every shard, in parallel), fewest in flight first and in a
+   * random order among equals; each gets its share of the slots still free, as in
+   * `claimable`'s round-robin: with 10 slots and 4 workspaces, 3, 3, 2 and 2, and what one
+   * cannot use (its caps) goes to those after it.
+   */
+  private async lockByWorkspace(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
+    const workspaces = await this.withDueWork();
+    const claimed: ClaimedRow[] = [];
+    let free = slots;
+    for (let i = 0; i < workspaces.length && free > 0; i++) {
+      const share = Math.ceil(free / (workspaces.length - i));
+      const rows = await this.claimFrom(workspaces[i], share, delivered);
+      claimed.push(...rows);
+      free -= rows.length;
+    }
+    return claimed;
+  }
+
+  /**
+   * One workspace's claim on Citus, in a transaction under its claim lock: the choice
+   * (`claimable`, scoped), the chat channels' next turn, the leases, the endpoints and the
+   * month's reservation, each a single-shard statement. (As one statement, as on one server,
+   * Citus would plan its data-modifying CTEs apart and ship their rows between nodes.)
+   */
+  private claimFrom(workspaceId: string, slots: number, delivered: string[]): Promise<ClaimedRow[]> {
+    return this.db.transaction(async (manager) => {
+      await manager.query(claimLock(workspaceId));
+      const chosen: { id: string; endpoint_id: string | null; kind: string | null }[] = await manager.query(this.workspaceChoice, [
+        slots,
+        delivered,
+        workspaceId,
+      ]);
+      if (chosen.length === 0) return [];
+      const chat = [...new Set(chosen.filter((c) => c.kind === 'slack' || c.kind === 'discord').map((c) => c.endpoint_id!))];
+      if (chat.length > 0) {
+        await manager.query(
+          `UPDATE webhook_endpoints SET next_send_at = now() + $3 * interval '1 millisecond' WHERE workspace_id = $1 AND id = ANY ($2::uuid[])`,
+          [workspaceId, chat, CHAT_PACE_MS],
+        );
+      }
+      const leased = await updateReturning<ClaimedDelivery>(
+        manager,
+        `UPDATE webhook_deliveries d SET locked_by = $3, locked_until = now() + $4 * interval '1 millisecond'
+          WHERE d.workspace_id = $1 AND d.id = ANY ($2::uuid[]) AND d.status = 'pending'
+          RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body, d.attempt_count`,
+        [workspaceId, chosen.map((c) => c.id), this.lease.owner, this.lease.ms],
+      );
+      if (leased.length === 0) return [];
+      const [{ plan }]: { plan: string }[] = await manager.query(`SELECT plan FROM workspaces WHERE id = $1`, [workspaceId]);
+      const endpointIds = [...new Set(leased.flatMap((d) => (d.endpoint_id ? [d.endpoint_id] : [])))];
+      const endpoints: SealedTarget[] =
+        endpointIds.length === 0
+          ? []
+          : await manager.query(`SELECT ${TARGET_COLUMNS} FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = ANY ($2::uuid[])`, [
+              workspaceId,
+              endpointIds,
+            ]);
+      const byId = new Map(endpoints.map((e) => [e.id, e]));
+      const counted = leased.filter((d) => d.endpoint_id !== null && byId.get(d.endpoint_id)?.enabled).length;
+      const { granted, month } = await reserveMonthIn(manager, workspaceId, plan, counted);
+      const order = new Map(chosen.map((c, i) => [c.id, i]));
+      return leased
+        .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+        .map((d): ClaimedRow => {
+          const e = d.endpoint_id === null ? undefined : byId.get(d.endpoint_id);
+          return {
+            ...d,
+            plan,
+            target_id: e?.id ?? null,
+            kind: e?.kind ?? (null as unknown as SealedTarget['kind']),
+            url_sealed: e?.url_sealed ?? (null as unknown as string),
+            enabled: e?.enabled ?? (null as unknown as boolean),
+            secret_sealed: e?.secret_sealed ?? null,
+            rotated_secrets: e?.rotated_secrets ?? (null as unknown as SealedTarget['rotated_secrets']),
+            granted: month === null ? 0 : granted,
+            quota_month: month,
+          };
+        });
+    });
+  }
+
+  /** Workspaces with a delivery due and not under lease, fewest in flight first (ties shuffled). */
+  private async withDueWork(): Promise<string[]> {
+    const rows: { workspace_id: string; flight: number }[] = await this.db.query(
+      `SELECT workspace_id, count(*) FILTER (WHERE locked_by IS NOT NULL AND locked_until > now())::integer AS flight
+         FROM webhook_deliveries
+        WHERE status = 'pending' AND (next_attempt_at <= now() OR locked_until > now())
+        GROUP BY workspace_id
+       HAVING bool_or(next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now()))`,
     );
+    return rows
+      .map((row) => ({ ...row, order: Math.random() }))
+      .sort((a, b) => a.flight - b.flight || a.order - b.order)
+      .map((row) => row.workspace_id);
   }
 
   /** Recipients of these emails who asked for no more, as `<workspace id> <lower-case address>`. */
   private async unsubscribed(emails: ClaimedDelivery[]): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
+    if (await isDistributed(this.db)) {
+      // One single-shard read per workspace.
+      const found = new Set<string>();
+      for (const workspaceId of new Set(emails.map((d) => d.workspace_id))) {
+        const rows: { key: string }[] = await this.db.query(
+          `SELECT DISTINCT p.workspace_id || ' ' || lower(p.email) AS key FROM people p
+            WHERE p.workspace_id = $1 AND lower(p.email) = ANY ($2::text[]) AND p.email_unsubscribed_at IS NOT NULL`,
+          [workspaceId, emails.filter((d) => d.workspace_id === workspaceId).map((d) => d.recipient!.toLowerCase())],
+        );
+        rows.forEach((row) => found.add(row.key));
+      }
+      return found;
+    }
     const rows: { key: string }[] = await this.db.query(
       `SELECT DISTINCT p.workspace_id || ' ' || lower(p.email) AS key
          FROM people p JOIN unnest($1::uuid[], $2::text[]) AS r(workspace_id, email)

@@ -19,6 +19,7 @@ export interface DeliveryRow {
 }
 
 /** A delivery and its attempts, oldest attempt first. */
+/** Every table named with the workspace, the statement's $1 (d's too: `WHERE d.workspace_id = $1`): on Citus, one shard's statement. */
 export const DELIVERY_SELECT = `
   SELECT d.id, d.endpoint_id, coalesce(e.kind, 'email') AS channel, d.event_type, d.status, d.reason, d.created_at, d.next_attempt_at,
          COALESCE((SELECT json_agg(json_build_object(
@@ -26,9 +27,9 @@ export const DELIVERY_SELECT = `
                      'duration_ms', a.duration_ms, 'status_code', a.status_code, 'error', a.error)
                    ORDER BY a.at, a.id)
                      FROM delivery_attempts a
-                    WHERE a.workspace_id = d.workspace_id AND a.delivery_id = d.id), '[]') AS attempts
+                    WHERE a.workspace_id = $1 AND a.delivery_id = d.id), '[]') AS attempts
     FROM webhook_deliveries d
-    LEFT JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id AND e.id = d.endpoint_id`;
+    LEFT JOIN webhook_endpoints e ON e.workspace_id = $1 AND e.id = d.endpoint_id`;
 
 @ApiSchema({ name: 'DeliveryAttempt' })
 export class AttemptResponse {

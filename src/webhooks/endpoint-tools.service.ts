@@ -86,9 +86,8 @@ export class EndpointToolsService {
       );
       if (endpoint.kind !== 'webhook') {
         await manager.query(
-          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz + $4 * interval '1 millisecond')
-            WHERE workspace_id = $1 AND id = $2`,
-          [owner.workspaceId, endpoint.id, new Date(at.getTime() + outcome.durationMs), CHAT_PACE_MS],
+          `UPDATE webhook_endpoints SET next_send_at = GREATEST(next_send_at, $3::timestamptz) WHERE workspace_id = $1 AND id = $2`,
+          [owner.workspaceId, endpoint.id, new Date(at.getTime() + outcome.durationMs + CHAT_PACE_MS)],
         );
       }
     });

@@ -116,7 +116,8 @@ export class EndpointsService {
     await this.checkUrl(owner.workspaceId, kind, input.url);
     return this.db.transaction(async (manager) => {
       // Serialises creations in this workspace, so that two at once cannot pass the plan's count.
-      await manager.query(`SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE`, [owner.workspaceId]);
+      // (A lock of the workspace's own, not its row: on Citus, workspaces is on every node.)
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('chorus:endpoints:' || $1, 0))`, [owner.workspaceId]);
       await this.checkPlanCount(manager, owner);
       const id = randomUUID();
       const secret = kind === 'webhook' ? newSecret() : null;
@@ -232,12 +233,16 @@ export class EndpointsService {
    */
   async targets(refs: { workspace_id: string; endpoint_id: string }[]): Promise<Map<string, EndpointTarget>> {
     if (refs.length === 0) return new Map();
-    const rows: SealedTarget[] = await this.db.query(
-      `SELECT ${TARGET_COLUMNS}
-         FROM webhook_endpoints e
-        WHERE (e.workspace_id, e.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
-      [refs.map((r) => r.workspace_id), refs.map((r) => r.endpoint_id)],
-    );
+    // One statement per workspace (on Citus, each on its workspace's shard).
+    const rows: SealedTarget[] = [];
+    for (const workspaceId of new Set(refs.map((r) => r.workspace_id))) {
+      rows.push(
+        ...(await this.db.query(`SELECT ${TARGET_COLUMNS} FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = ANY ($2::uuid[])`, [
+          workspaceId,
+          refs.filter((r) => r.workspace_id === workspaceId).map((r) => r.endpoint_id),
+        ])),
+      );
+    }
     const now = new Date();
     return new Map(rows.map((row) => [row.id, this.openTarget(row, now)]));
   }

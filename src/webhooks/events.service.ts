@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PreparedSql, PreparedTransaction, sqlText } from '../database/queries';
+import { managerIsDistributed } from '../database/distribution';
 import { SITE_CHANNEL } from '../workspaces/site-changes';
 import type { EventType } from './outbox-event.entity';
 
@@ -38,6 +39,22 @@ export class EventsService {
     data: Record<string, unknown>,
     actorId: string | null = null,
   ): Promise<void> {
+    // The endpoints subscribed now are the ones that get it, however long fan-out takes.
+    if (await managerIsDistributed(manager)) {
+      // On Citus the insert runs on the workspace's worker: the NOTIFYs go apart, from the coordinator.
+      // (Citus takes no subquery in an INSERT's values: the endpoints are read first.)
+      const endpoints: { id: string }[] = await manager.query(
+        `SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+          WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free'`,
+        [workspaceId, type],
+      );
+      await manager.query(
+        `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids) VALUES ($1, $2, $3, $4, $5::uuid[])`,
+        [workspaceId, type, JSON.stringify(data), actorId, endpoints.map((e) => e.id)],
+      );
+      await manager.query(`SELECT pg_notify($1, ''), pg_notify($2, $3::text)`, [OUTBOX_CHANNEL, SITE_CHANNEL, workspaceId]);
+      return;
+    }
     await manager.query(RECORD.sql, [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL, SITE_CHANNEL]);
   }
 

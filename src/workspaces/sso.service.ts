@@ -42,12 +42,17 @@ export class SsoService {
   async rotate(workspaceId: string): Promise<string> {
     const secret = SSO_PREFIX + randomBase62(40);
     const sealed = this.box.seal(secret, context(workspaceId));
+    // The times are the database's, computed apart: Citus takes only immutable functions in DO UPDATE.
+    const [{ now, until }]: { now: Date; until: Date }[] = await this.db.query(
+      `SELECT now() AS now, now() + $1 * interval '1 millisecond' AS until`,
+      [SSO_ROTATION_GRACE_MS],
+    );
     await this.db.query(
-      `INSERT INTO sso_secrets (workspace_id, secret_sealed) VALUES ($1, $2)
+      `INSERT INTO sso_secrets (workspace_id, secret_sealed, rotated_at) VALUES ($1, $2, $3)
        ON CONFLICT (workspace_id) DO UPDATE
           SET previous_sealed = sso_secrets.secret_sealed, secret_sealed = EXCLUDED.secret_sealed,
-              previous_expires_at = now() + $3 * interval '1 millisecond', rotated_at = now()`,
-      [workspaceId, sealed, SSO_ROTATION_GRACE_MS],
+              previous_expires_at = $4, rotated_at = EXCLUDED.rotated_at`,
+      [workspaceId, sealed, now, until],
     );
     return secret;
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { CallerCache } from '../auth/caller-cache';
+import { announceCallersChange, CallerCache } from '../auth/caller-cache';
 import { AppError } from '../common/app-error';
 import { PersonEntity } from './person.entity';
 import { updateReturning } from '../database/queries';
@@ -52,6 +52,7 @@ export class WorkspacesService {
     const workspace = await this.findBySlug(slug);
     workspace.plan = plan;
     const saved = await this.workspaces.save(workspace);
+    await announceCallersChange(this.workspaces.manager.dataSource);
     this.callers.clear(); // other processes hear of it through the database (see CallerCache)
     return saved;
   }

@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config/app-config';
 import type { Actor } from '../../src/posts/posts.service';
 import type { Plan } from '../../src/workspaces/plans';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service';
+import { createCitusDatabase, dropCitusDatabase, startCluster } from '../support/citus';
 
 export const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const TIMEOUT_MS = 10_000; // the product's default WEBHOOK_TIMEOUT_MS
@@ -49,6 +50,13 @@ export function stopProcess(child: ChildProcess, graceMs = 15_000): Promise<void
 
 /** A database of the bench's own on the server, dropped and created afresh. */
 export async function freshDatabase(name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (process.env.BENCH_CITUS === 'true') {
+    // On the local Citus cluster (test/support/citus.ts): the database on every node, workers registered.
+    startCluster(2);
+    dropCitusDatabase(name);
+    const url = createCitusDatabase(name);
+    return { url, drop: async () => void (KEEP || dropCitusDatabase(name)) };
+  }
   const admin = new Client({ connectionString: SERVER_URL });
   await admin.connect();
   try {

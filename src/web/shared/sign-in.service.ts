@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { SecretBox } from '../../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Links } from '../../config/links';
+import { isDistributed } from '../../database/distribution';
 import { updateReturning } from '../../database/queries';
 import type { MailMessage } from '../../notifications/mailer';
 import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
@@ -194,6 +195,16 @@ export class SignInService {
   /** The email goes out through the outbox, sealed: the code is readable only by the processor that sends it. */
   private async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
     const deliveryId = randomUUID();
+    if (await isDistributed(this.db, manager)) {
+      // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the coordinator.
+      await manager.query(
+        `INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, now(), $6, now())`,
+        [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId))],
+      );
+      await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+      return;
+    }
     await manager.query(
       `WITH queued AS (
          INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
