@@ -8,6 +8,7 @@ import type { Caller } from '../common/request-context';
 /** Channel on which PostgreSQL announces any change to api_keys or workspaces (see the trigger's migration). */
 export const CALLERS_CHANNEL = 'chorus_callers';
 const TTL_MS = 30_000;
+const MAX_ENTRIES = 10_000;
 
 /**
  * Announces a committed change to api_keys or workspaces where no trigger does: on Citus, whose
@@ -17,7 +18,6 @@ const TTL_MS = 30_000;
 export async function announceCallersChange(db: DataSource): Promise<void> {
   if (await isDistributed(db)) await db.query(`SELECT pg_notify($1, '')`, [CALLERS_CHANNEL]);
 }
-const MAX_ENTRIES = 10_000;
 
 /**
  * Callers by key hash, for a short while, so that a request does not look its key up again.

@@ -18,8 +18,10 @@ export interface DeliveryRow {
   attempts: { at: string; duration_ms: number; status_code: number | null; error: AttemptError | null }[];
 }
 
-/** A delivery and its attempts, oldest attempt first. */
-/** Every table named with the workspace, the statement's $1 (d's too: `WHERE d.workspace_id = $1`): on Citus, one shard's statement. */
+/**
+ * A delivery and its attempts, oldest attempt first. Every table is named with the workspace,
+ * the statement's $1 (d's too: `WHERE d.workspace_id = $1`): on Citus, one shard's statement.
+ */
 export const DELIVERY_SELECT = `
   SELECT d.id, d.endpoint_id, coalesce(e.kind, 'email') AS channel, d.event_type, d.status, d.reason, d.created_at, d.next_attempt_at,
          COALESCE((SELECT json_agg(json_build_object(

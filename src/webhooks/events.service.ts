@@ -9,16 +9,18 @@ import type { EventType } from './outbox-event.entity';
 export const OUTBOX_CHANNEL = 'chorus_outbox';
 
 /**
- * The event's statement: the endpoints subscribed now are the ones that get it, however long
- * fan-out takes; and the NOTIFYs ride on the insert (the outbox's, and the public pages').
+ * The endpoints an event of type $2 in workspace $1 goes to: the ones subscribed now get it,
+ * however long fan-out takes.
  */
+const SUBSCRIBED = `SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+  WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free'`;
+
+/** The event's statement: its endpoints fixed, and the NOTIFYs ride on the insert (the outbox's, and the public pages'). */
 const RECORD: PreparedSql = {
   label: 'record_event',
   sql: `WITH event AS (
           INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
-          SELECT $1, $2, $3, $4, ARRAY(
-            SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
-             WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free')
+          SELECT $1, $2, $3, $4, ARRAY(${SUBSCRIBED})
           RETURNING id)
         SELECT pg_notify($5, ''), pg_notify($6, $1::text) FROM event`,
   types: ['uuid', 'text', 'json', 'uuid', 'text', 'text'],
@@ -39,15 +41,10 @@ export class EventsService {
     data: Record<string, unknown>,
     actorId: string | null = null,
   ): Promise<void> {
-    // The endpoints subscribed now are the ones that get it, however long fan-out takes.
     if (await managerIsDistributed(manager)) {
       // On Citus the insert runs on the workspace's worker: the NOTIFYs go apart, from the coordinator.
       // (Citus takes no subquery in an INSERT's values: the endpoints are read first.)
-      const endpoints: { id: string }[] = await manager.query(
-        `SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
-          WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free'`,
-        [workspaceId, type],
-      );
+      const endpoints: { id: string }[] = await manager.query(SUBSCRIBED, [workspaceId, type]);
       await manager.query(
         `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids) VALUES ($1, $2, $3, $4, $5::uuid[])`,
         [workspaceId, type, JSON.stringify(data), actorId, endpoints.map((e) => e.id)],
