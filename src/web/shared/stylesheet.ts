@@ -145,6 +145,8 @@ table { width: 100%; border-collapse: collapse; background: var(--surface); }
 th, td { text-align: left; padding: .5rem .6rem; border-bottom: 1px solid var(--border); vertical-align: top; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--border); border-radius: var(--radius); }
+/* On a phone a table scrolls inside its frame rather than break titles and names into syllables. */
+td.user-text { min-width: 9rem; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: .5rem .65rem; display: block; }
 pre { background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: .75rem; overflow-x: auto; font-size: .85rem; }
 .check { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; }
