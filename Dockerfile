@@ -21,7 +21,10 @@ RUN if [ "$PREBUILT" = true ]; then test -f dist/src/main.js -a -d node_modules/
     else npm run build && npm prune --omit=dev && rm -rf dist/test; fi
 
 FROM node:20-bookworm-slim
+# V8's young generation at 2 x 8 MB instead of 2 x 16: 20 MB less at peak under load, for no CPU
+# that bench:floor can see (README "Memory"). The same flag as in package.json's start scripts.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=8 \
     PORT=3000 \
     DATA_DIR=/data
 WORKDIR /app

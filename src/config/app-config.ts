@@ -54,7 +54,7 @@ export class EnvironmentVariables {
   @IsInt({ message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
   @Min(0, { message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
   @Max(400, { message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
-  HEAP_GROWING_PERCENT: number = 50;
+  HEAP_GROWING_PERCENT: number = 30;
 
   @IsOptional()
   @IsString()
@@ -75,7 +75,7 @@ export class EnvironmentVariables {
   @IsOptional()
   @Transform(toInteger)
   @IsInt({ message: 'must be a whole number of milliseconds' })
-  @Min(100, { message: 'must be at least 100 milliseconds' })
+  @Min(10, { message: 'must be at least 10 milliseconds' })
   RATE_LIMIT_WINDOW_MS: number = 60_000;
 
   @IsOptional()

@@ -15,13 +15,16 @@
  * - BENCH_POSTS (default 100000), BENCH_ROUNDS (default 5), BENCH_SECONDS per run (default 8),
  *   BENCH_CONNECTIONS (default 32).
  * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
- * - CHORUS_NODE_OPTIONS: extra node flags for Chorus, e.g. `--cpu-prof --cpu-prof-dir=prof`.
+ * - Chorus runs with the node flags of package.json's `start:prod`, as in production.
+ *   CHORUS_NODE_OPTIONS: extra node flags, e.g. `--cpu-prof --cpu-prof-dir=prof`.
  * - BENCH_BEFORE: the dist/src/main.js of an earlier build (a worktree at an older commit, built):
  *   loaded in the same rounds as a fourth server, so that before and after come from one run. It
  *   must accept this build's database (migrations are applied by the newer one first).
+ *   BENCH_BEFORE_NODE_FLAGS: its node flags in place of start:prod's ("" for none). With
+ *   BENCH_BEFORE set to this build, two sets of flags are compared in one run.
  *
  * Chorus runs with its defaults except: RUN_WORKER=false (the API alone, as the floor has no
- * outbox processor) and RATE_LIMIT_WINDOW_MS=100, so that the business plan's 300 requests per
+ * outbox processor) and RATE_LIMIT_WINDOW_MS=10, so that the business plan's 300 requests per
  * window admit every request of the load; the floor applies the same window.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -31,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../support/processes';
-import { freshDatabase, log, sleep } from './support';
+import { chorusNodeArgs, freshDatabase, log, sleep } from './support';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DB_NAME = 'chorus_bench_floor';
@@ -39,7 +42,7 @@ const POSTS = Number(process.env.BENCH_POSTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const WINDOW_MS = '100';
+const WINDOW_MS = '10';
 const hasWrk = (() => {
   try {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' });
@@ -57,6 +60,12 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** CPU time a process has used so far (user and system), in microseconds; /proc counts in ticks of 10 ms. */
+const cpuUs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime and stime, the 14th and 15th fields
+};
+
 /** Peak resident set size of a process so far (VmHWM), in MB. */
 const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
@@ -72,6 +81,8 @@ async function waitFor(url: string, child: ChildProcess): Promise<void> {
 
 interface Run {
   rps: number;
+  /** The server's own CPU time per request, in µs (its database's is not counted). */
+  cpu?: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -160,9 +171,9 @@ async function seed(dbUrl: string): Promise<string> {
 }
 
 /** A built Chorus (its dist/src/main.js) on the bench's database, the API alone; resolves once it answers. */
-async function startChorus(mainJs: string, dbUrl: string): Promise<{ child: ChildProcess; url: string }> {
+async function startChorus(mainJs: string, dbUrl: string, flags?: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ').filter(Boolean), mainJs], {
+  const child = spawn(process.execPath, [...chorusNodeArgs(flags), mainJs], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -220,13 +231,19 @@ async function main() {
       },
     };
     // A second Chorus, an earlier build (BENCH_BEFORE), on the same database: before and after in one run.
-    const before = BEFORE ? await startChorus(BEFORE, dbUrl) : undefined;
+    const before = BEFORE ? await startChorus(BEFORE, dbUrl, process.env.BENCH_BEFORE_NODE_FLAGS) : undefined;
     if (before) children.push(before.child);
     const targets: Record<string, string> = {
       chorus: chorus.url,
       floor: floor.url,
       strong: strong.url,
       ...(before ? { before: before.url } : {}),
+    };
+    const pids: Record<string, number> = {
+      chorus: chorus.child.pid!,
+      floor: floor.child.pid!,
+      strong: strong.child.pid!,
+      ...(before ? { before: before.child.pid! } : {}),
     };
     log(`generator: ${GENERATOR}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server and route`);
     for (const url of Object.values(targets)) for (const load of Object.values(loads)) await run(url, key, load, 2); // warm-up
@@ -238,10 +255,12 @@ async function main() {
       const order = round % 2 ? servers : [...servers].reverse();
       for (const [route, load] of Object.entries(loads)) {
         for (const server of order) {
+          const cpuBefore = cpuUs(pids[server]);
           const result = await run(targets[server], key, load, SECONDS);
+          result.cpu = (cpuUs(pids[server]) - cpuBefore) / (result.rps * SECONDS);
           runs.push({ round, route, server, run: result });
           log(
-            `round ${round} ${route.padEnd(6)} ${server.padEnd(6)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms${result.non2xx ? `  !! ${result.non2xx} errors or non-2xx` : ''}`,
+            `round ${round} ${route.padEnd(6)} ${server.padEnd(6)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  CPU ${result.cpu.toFixed(0)} µs/req${result.non2xx ? `  !! ${result.non2xx} errors or non-2xx` : ''}`,
           );
         }
       }
@@ -263,6 +282,8 @@ async function main() {
         'its p99 ms': +median(f.map((r) => r.p99)).toFixed(1),
         'req/s ratio': +median(rounds.map((r) => r.rps)).toFixed(2),
         'p99 ratio': +median(rounds.map((r) => r.p99)).toFixed(2),
+        'CPU µs/req': Math.round(median(c.map((r) => r.cpu!))),
+        'its CPU µs/req': Math.round(median(f.map((r) => r.cpu!))),
         errors: [...c, ...f].reduce((n, r) => n + r.non2xx, 0),
       };
     };

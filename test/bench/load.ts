@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../support/processes';
-import { sleep } from './support';
+import { chorusNodeArgs, sleep } from './support';
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const hasWrk = (() => {
@@ -103,7 +103,7 @@ export const runLoad = (baseUrl: string, load: Load, seconds: number): Promise<R
 /** A built Chorus (its dist/src/main.js) on a database, the API alone; resolves once it answers. */
 export async function startBuiltChorus(mainJs: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ').filter(Boolean), mainJs], {
+  const child = spawn(process.execPath, [...chorusNodeArgs(), mainJs], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -5,6 +5,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
@@ -23,6 +24,17 @@ export const KEEP = process.env.BENCH_KEEP === 'true';
 export const log = (...args: unknown[]) => console.log(...args);
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const pct = <T>(sorted: T[], p: number): T => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/**
+ * The node flags a built Chorus runs with: those of package.json's `start:prod` (the Dockerfile
+ * sets the same in NODE_OPTIONS), then CHORUS_NODE_OPTIONS (e.g. `--cpu-prof`). `flags` replaces
+ * the first part, to measure other settings.
+ */
+export function chorusNodeArgs(flags?: string): string[] {
+  const startProd: string = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).scripts['start:prod'];
+  const product = startProd.split(' ').filter((word) => word.startsWith('--'));
+  return [...(flags === undefined ? product : flags.split(' ')), ...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ')].filter(Boolean);
+}
 
 const children = new Set<ChildProcess>();
 // A bench that throws or is interrupted must not leave receivers or workers behind.
@@ -111,7 +123,7 @@ export function startWorker(env: Record<string, string>): Promise<ChildProcess> 
   const sender = process.env.BENCH_SENDER;
   const script = sender ? join(__dirname, 'sender-worker.js') : join(__dirname, '..', '..', 'src', 'worker.js');
   const child = track(
-    spawn(process.execPath, [script], {
+    spawn(process.execPath, [...chorusNodeArgs(), script], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, ...(sender ? { BENCH_SENDER: sender } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
