@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Client, type Pool } from 'pg';
+import { Client, type Pool, type PoolClient } from 'pg';
 import { KEEP, log, pct, SERVER_URL, sleep } from './support';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
@@ -245,11 +245,14 @@ async function main() {
   const posts = app.get(PostsService);
   const captureList = async (filter: PostFilter) => {
     const sent: { sql: string; params: unknown[] }[] = [];
-    // The page is read on the pool (readRows), other statements through TypeORM: both are watched.
+    // The page is read on the pool (readRows), on a client of it as a prepared statement
+    // (preparedRows), or through TypeORM: all three are watched.
     const pool = (dataSource.driver as unknown as { master: Pool }).master;
-    const originals = [dataSource.query, pool.query] as const;
+    const originals = [dataSource.query, pool.query, pool.connect] as const;
     const query = dataSource.query.bind(dataSource);
     const poolQuery = pool.query.bind(pool) as (sql: string, params?: unknown[]) => Promise<unknown>;
+    const poolConnect = pool.connect.bind(pool) as (callback?: unknown) => Promise<PoolClient>;
+    const watched: { client: PoolClient; query: PoolClient['query'] }[] = [];
     dataSource.query = ((sql: string, params?: unknown[], runner?: never) => {
       sent.push({ sql, params: params ?? [] });
       return query(sql, params, runner);
@@ -258,10 +261,22 @@ async function main() {
       sent.push({ sql, params: params ?? [] });
       return poolQuery(sql, params);
     }) as Pool['query'];
+    pool.connect = (async (callback?: unknown) => {
+      if (callback) return poolConnect(callback); // TypeORM's own connections: watched by dataSource.query
+      const client = await poolConnect();
+      const clientQuery = client.query;
+      watched.push({ client, query: clientQuery });
+      client.query = ((config: string | { text: string; values?: unknown[] }, params?: unknown[]) => {
+        sent.push(typeof config === 'string' ? { sql: config, params: params ?? [] } : { sql: config.text, params: config.values ?? [] });
+        return (clientQuery as (...args: unknown[]) => unknown).call(client, config, params);
+      }) as PoolClient['query'];
+      return client;
+    }) as Pool['connect'];
     try {
       await posts.list(actor, filter);
     } finally {
-      [dataSource.query, pool.query] = originals;
+      [dataSource.query, pool.query, pool.connect] = originals;
+      for (const { client, query: clientQuery } of watched) client.query = clientQuery;
     }
     // A search may first look among the newest posts; the last query is the one that answered.
     const lists = sent.filter((s) => s.sql.includes('FROM posts p WHERE'));

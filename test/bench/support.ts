@@ -27,10 +27,10 @@ export const pct = <T>(sorted: T[], p: number): T => sorted[Math.min(sorted.leng
 
 /**
  * The node flags a built Chorus runs with: those of package.json's `start:prod` (the Dockerfile
- * sets the same in NODE_OPTIONS), then CHORUS_NODE_OPTIONS (e.g. `--cpu-prof`). `flags` replaces
- * the first part, to measure other settings.
+ * sets the same in NODE_OPTIONS), then CHORUS_NODE_OPTIONS (e.g. `--cpu-prof`). `flags` (by default
+ * BENCH_NODE_FLAGS, "" for none) replaces the first part, to measure other settings.
  */
-export function chorusNodeArgs(flags?: string): string[] {
+export function chorusNodeArgs(flags = process.env.BENCH_NODE_FLAGS): string[] {
   const startProd: string = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).scripts['start:prod'];
   const product = startProd.split(' ').filter((word) => word.startsWith('--'));
   return [...(flags === undefined ? product : flags.split(' ')), ...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ')].filter(Boolean);
