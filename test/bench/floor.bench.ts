@@ -15,13 +15,16 @@
  * - BENCH_POSTS (default 100000), BENCH_ROUNDS (default 5), BENCH_SECONDS per run (default 8),
  *   BENCH_CONNECTIONS (default 32).
  * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
- * - Chorus runs with the node flags of package.json's `start:prod`, as in production.
+ * - Chorus runs with the node flags of package.json's `start:prod` and the image's environment, as
+ *   in production (runtime.ts).
  *   CHORUS_NODE_OPTIONS: extra node flags, e.g. `--cpu-prof --cpu-prof-dir=prof`.
  * - BENCH_BEFORE: the dist/src/main.js of an earlier build (a worktree at an older commit, built):
  *   loaded in the same rounds as a fourth server, so that before and after come from one run. It
  *   must accept this build's database (migrations are applied by the newer one first).
  *   BENCH_BEFORE_NODE_FLAGS: its node flags in place of start:prod's ("" for none). With
- *   BENCH_BEFORE set to this build, two sets of flags are compared in one run.
+ *   BENCH_BEFORE set to this build, two sets of flags are compared in one run. Both run with the
+ *   image's environment (runtime.ts); BENCH_CHORUS_ENV and BENCH_BEFORE_ENV (`K=V K=V`) change
+ *   each one's, e.g. `MALLOC_ARENA_MAX=8`.
  *
  * Chorus runs with its defaults except: RUN_WORKER=false (the API alone, as the floor has no
  * outbox processor) and RATE_LIMIT_WINDOW_MS=10, so that the business plan's 300 requests per
@@ -34,7 +37,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../support/processes';
-import { chorusNodeArgs, freshDatabase, log, sleep } from './support';
+import { chorusEnv, chorusNodeArgs } from './runtime';
+import { freshDatabase, log, sleep } from './support';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DB_NAME = 'chorus_bench_floor';
@@ -171,7 +175,7 @@ async function seed(dbUrl: string): Promise<string> {
 }
 
 /** A built Chorus (its dist/src/main.js) on the bench's database, the API alone; resolves once it answers. */
-async function startChorus(mainJs: string, dbUrl: string, flags?: string): Promise<{ child: ChildProcess; url: string }> {
+async function startChorus(mainJs: string, dbUrl: string, flags?: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...chorusNodeArgs(flags), mainJs], {
     env: {
@@ -183,6 +187,7 @@ async function startChorus(mainJs: string, dbUrl: string, flags?: string): Promi
       BASE_URL: 'https://chorus.bench',
       RUN_WORKER: 'false',
       RATE_LIMIT_WINDOW_MS: WINDOW_MS,
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -211,7 +216,7 @@ async function main() {
   const stopAll = () => children.forEach((child) => child.exitCode === null && child.kill('SIGTERM'));
   process.on('exit', stopAll);
   try {
-    const chorus = await startChorus(join(__dirname, '../../src/main.js'), dbUrl);
+    const chorus = await startChorus(join(__dirname, '../../src/main.js'), dbUrl, undefined, chorusEnv());
     children.push(chorus.child);
     const started = Date.now();
     const key = await seed(dbUrl);
@@ -231,7 +236,7 @@ async function main() {
       },
     };
     // A second Chorus, an earlier build (BENCH_BEFORE), on the same database: before and after in one run.
-    const before = BEFORE ? await startChorus(BEFORE, dbUrl, process.env.BENCH_BEFORE_NODE_FLAGS) : undefined;
+    const before = BEFORE ? await startChorus(BEFORE, dbUrl, process.env.BENCH_BEFORE_NODE_FLAGS, chorusEnv(process.env.BENCH_BEFORE_ENV)) : undefined;
     if (before) children.push(before.child);
     const targets: Record<string, string> = {
       chorus: chorus.url,

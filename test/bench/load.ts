@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../support/processes';
-import { chorusNodeArgs, sleep } from './support';
+import { chorusEnv, chorusNodeArgs } from './runtime';
+import { sleep } from './support';
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const hasWrk = (() => {
@@ -106,6 +107,7 @@ export async function startBuiltChorus(mainJs: string, env: Record<string, strin
   const child = spawn(process.execPath, [...chorusNodeArgs(), mainJs], {
     env: {
       ...process.env,
+      ...chorusEnv(),
       PORT: String(port),
       ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       RUN_WORKER: 'false',

@@ -5,7 +5,6 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
@@ -16,6 +15,7 @@ import type { Actor } from '../../src/posts/posts.service';
 import type { Plan } from '../../src/workspaces/plans';
 import { WorkspacesService } from '../../src/workspaces/workspaces.service';
 import { createCitusDatabase, dropCitusDatabase, startCluster } from '../support/citus';
+import { chorusEnv, chorusNodeArgs } from './runtime';
 
 export const SERVER_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const TIMEOUT_MS = 10_000; // the product's default WEBHOOK_TIMEOUT_MS
@@ -24,17 +24,6 @@ export const KEEP = process.env.BENCH_KEEP === 'true';
 export const log = (...args: unknown[]) => console.log(...args);
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const pct = <T>(sorted: T[], p: number): T => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-
-/**
- * The node flags a built Chorus runs with: those of package.json's `start:prod` (the Dockerfile
- * sets the same in NODE_OPTIONS), then CHORUS_NODE_OPTIONS (e.g. `--cpu-prof`). `flags` (by default
- * BENCH_NODE_FLAGS, "" for none) replaces the first part, to measure other settings.
- */
-export function chorusNodeArgs(flags = process.env.BENCH_NODE_FLAGS): string[] {
-  const startProd: string = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).scripts['start:prod'];
-  const product = startProd.split(' ').filter((word) => word.startsWith('--'));
-  return [...(flags === undefined ? product : flags.split(' ')), ...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ')].filter(Boolean);
-}
 
 const children = new Set<ChildProcess>();
 // A bench that throws or is interrupted must not leave receivers or workers behind.
@@ -124,7 +113,7 @@ export function startWorker(env: Record<string, string>): Promise<ChildProcess> 
   const script = sender ? join(__dirname, 'sender-worker.js') : join(__dirname, '..', '..', 'src', 'worker.js');
   const child = track(
     spawn(process.execPath, [...chorusNodeArgs(), script], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, ...(sender ? { BENCH_SENDER: sender } : {}) },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...chorusEnv(), ...env, ...(sender ? { BENCH_SENDER: sender } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
