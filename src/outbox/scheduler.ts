@@ -10,6 +10,7 @@ import { ClaimedDelivery, EndpointTarget, Sendable } from './channel';
 import { Lease } from './lease';
 import { claimLock, monthlyReservation, monthReservation, Quota, THIS_MONTH } from './quota';
 import { CHAT_PACE_MS, Recorder } from './recorder';
+import { Look } from './look';
 
 /** Failures in a row after which an endpoint's circuit opens: one send at a time until one succeeds. */
 export const BREAKER_THRESHOLD = 5;
@@ -172,8 +173,8 @@ export class Scheduler {
    * this processor that arrived (to an own server, or a voter email) and whose outcome is being
    * written; they still hold their lease, but no longer a send: they do not count as in flight.
    */
-  async claim(slots: number, delivered: string[] = []): Promise<{ send: Sendable[]; leased: number }> {
-    const claimed = await this.lock(slots, delivered);
+  async claim(slots: number, delivered: string[] = [], look: Look = 'all'): Promise<{ send: Sendable[]; leased: number }> {
+    const claimed = await this.lock(slots, delivered, look);
     if (claimed.length === 0) return { send: [], leased: 0 };
     const reserved = new Reservations(this.quota);
     for (const row of claimed) {
@@ -244,8 +245,8 @@ export class Scheduler {
    * choice's statement begins once the lock is held, so it counts what every earlier claim
    * leased; all of it commits together.
    */
-  private async lock(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
-    if (await isDistributed(this.db)) return this.lockByWorkspace(slots, delivered);
+  private async lock(slots: number, delivered: string[], look: Look): Promise<ClaimedRow[]> {
+    if (await isDistributed(this.db)) return this.lockByWorkspace(slots, delivered, look);
     return runStatementsPrepared<ClaimedRow>(this.db, 'claim', this.claimStatement, claimLock(null), [
       sqlInt(slots),
       sqlUuids(delivered),
@@ -261,8 +262,8 @@ export class Scheduler {
    * `claimable`'s round-robin: with 10 slots and 4 workspaces, 3, 3, 2 and 2, and what one
    * cannot use (its caps) goes to those after it.
    */
-  private async lockByWorkspace(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
-    const workspaces = await this.withDueWork();
+  private async lockByWorkspace(slots: number, delivered: string[], look: Look): Promise<ClaimedRow[]> {
+    const workspaces = await this.withDueWork(look);
     const claimed: ClaimedRow[] = [];
     let free = slots;
     for (let i = 0; i < workspaces.length && free > 0; i++) {
@@ -306,19 +307,77 @@ export class Scheduler {
     });
   }
 
-  /** Workspaces with a delivery due and not under lease, fewest in flight first (ties shuffled). */
-  private async withDueWork(): Promise<string[]> {
+  /**
+   * On Citus: where the last look found due work (workspaces with a delivery due and not under
+   * lease), looked at again by every pass until a look finds none there.
+   */
+  private dueWork = new Set<string>();
+
+  /**
+   * On Citus, where a pass looks: everywhere, or in the workspaces it was woken for and those
+   * where the last look found due work (null: nowhere).
+   */
+  private where(look: Look): 'all' | string[] | null {
+    if (look === 'all') return 'all';
+    const workspaces = new Set([...this.dueWork, ...look]);
+    return workspaces.size === 0 ? null : [...workspaces];
+  }
+
+  /**
+   * Workspaces with a delivery due and not under lease, fewest in flight first (ties shuffled):
+   * on Citus one read of every shard, or of those of the workspaces `look` and the last look
+   * name (a single-shard statement when that is one workspace).
+   */
+  private async withDueWork(look: Look): Promise<string[]> {
+    const where = this.where(look);
+    if (where === null) return [];
     const rows: { workspace_id: string; flight: number }[] = await this.db.query(
       `SELECT workspace_id, count(*) FILTER (WHERE locked_by IS NOT NULL AND locked_until > now())::integer AS flight
          FROM webhook_deliveries
-        WHERE status = 'pending' AND (next_attempt_at <= now() OR locked_until > now())
+        WHERE status = 'pending' AND (next_attempt_at <= now() OR locked_until > now())${where === 'all' ? '' : ' AND workspace_id = ANY ($1::uuid[])'}
         GROUP BY workspace_id
        HAVING bool_or(next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now()))`,
+      where === 'all' ? [] : [where],
     );
+    this.dueWork = new Set(rows.map((row) => row.workspace_id));
     return rows
       .map((row) => ({ ...row, order: Math.random() }))
       .sort((a, b) => a.flight - b.flight || a.order - b.order)
       .map((row) => row.workspace_id);
+  }
+
+  /**
+   * When the next delivery not under lease is due, in ms from now (null: none is waiting): for
+   * the retry timer. Due already, yet not claimed (a cap holds it, or a Slack or Discord
+   * channel's pace or Retry-After): when the first such channel opens (a cap opens when a send
+   * ends, which wakes a processor). `everywhere`: every workspace was looked at; on Citus after
+   * a pass that looked in some only, the answer is for theirs (see `where`).
+   */
+  async nextDue(look: Look): Promise<{ dueInMs: number | null; everywhere: boolean }> {
+    const where = (await isDistributed(this.db)) ? this.where(look) : 'all';
+    if (where === null) return { dueInMs: null, everywhere: false };
+    const only = (alias: string) => (where === 'all' ? '' : ` AND ${alias}.workspace_id = ANY ($1::uuid[])`);
+    const params = where === 'all' ? [] : [where];
+    const [next]: { due_in_ms: number | null }[] = await this.db.query(
+      `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
+         FROM webhook_deliveries d WHERE status = 'pending' AND locked_by IS NULL${only('d')}`,
+      params,
+    );
+    const everywhere = where === 'all';
+    if (next?.due_in_ms === null || next === undefined) return { dueInMs: null, everywhere };
+    if (next.due_in_ms > 0) return { dueInMs: next.due_in_ms, everywhere };
+    // Due, yet the pass that just ended claimed nothing: wake when the first held chat channel
+    // opens, not every few milliseconds until then.
+    const [held]: { due_in_ms: number | null }[] = await this.db.query(
+      `SELECT (extract(epoch FROM min(e.next_send_at) - now()) * 1000)::integer AS due_in_ms
+         FROM webhook_endpoints e
+        WHERE e.kind <> 'webhook' AND e.next_send_at > now()${only('e')}
+          AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                       WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending'
+                         AND d.locked_by IS NULL AND d.next_attempt_at <= now())`,
+      params,
+    );
+    return { dueInMs: held?.due_in_ms ?? null, everywhere };
   }
 
   /** Recipients of these emails who asked for no more, as `<workspace id> <lower-case address>`. */

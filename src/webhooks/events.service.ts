@@ -42,14 +42,15 @@ export class EventsService {
     actorId: string | null = null,
   ): Promise<void> {
     if (await managerIsDistributed(manager)) {
-      // On Citus the insert runs on the workspace's worker: the NOTIFYs go apart, from the coordinator.
+      // On Citus the insert runs on the workspace's worker: the NOTIFYs go apart, from the coordinator;
+      // the outbox's names the workspace, where the processors then look (outbox/look.ts).
       // (Citus takes no subquery in an INSERT's values: the endpoints are read first.)
       const endpoints: { id: string }[] = await manager.query(SUBSCRIBED, [workspaceId, type]);
       await manager.query(
         `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids) VALUES ($1, $2, $3, $4, $5::uuid[])`,
         [workspaceId, type, JSON.stringify(data), actorId, endpoints.map((e) => e.id)],
       );
-      await manager.query(`SELECT pg_notify($1, ''), pg_notify($2, $3::text)`, [OUTBOX_CHANNEL, SITE_CHANNEL, workspaceId]);
+      await manager.query(`SELECT pg_notify($1, $3::text), pg_notify($2, $3::text)`, [OUTBOX_CHANNEL, SITE_CHANNEL, workspaceId]);
       return;
     }
     await manager.query(RECORD.sql, [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL, SITE_CHANNEL]);
