@@ -42,6 +42,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private readonly fanWakes = new Wakes();
   /** When the retry timer fires (ms since the epoch), while it is set. */
   private retryAt: number | null = null;
+  /** Where passes looked since the retry timer was last set (see wakeAtNextRetry). */
+  private readonly retryWakes = new Wakes();
   private stopping = false;
   private listener: Client | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -176,7 +178,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
           this.again = true;
         }
       } while (this.again && !this.stopping);
-      await this.wakeAtNextRetry(looked.take());
+      this.retryWakes.addLook(looked.take());
+      await this.wakeAtNextRetry();
     } catch (error) {
       this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
     }
@@ -184,13 +187,13 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the
-   * poll. On Citus after a pass that looked in some workspaces only (`look`), the timer is set
-   * for theirs if it comes first; when it fires, the pass looks everywhere.
+   * poll. On Citus after passes that looked in some workspaces only, the timer is set for
+   * theirs if it comes first; when it fires, the pass looks everywhere.
    */
-  private async wakeAtNextRetry(look: Look): Promise<void> {
+  private async wakeAtNextRetry(): Promise<void> {
     // Every slot busy: the next send to end wakes the processor; no timer, no spinning.
     if (this.sending >= this.slots) return;
-    const next = await this.scheduler.nextDue(look);
+    const next = await this.scheduler.nextDue(this.retryWakes.take());
     if (next.dueInMs === null || this.stopping) return;
     const at = Date.now() + Math.max(0, next.dueInMs) + 5;
     if (!next.everywhere && this.retryAt !== null && this.retryAt <= at) return;
