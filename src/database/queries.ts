@@ -128,6 +128,12 @@ export interface PreparedTransaction {
   run<T>(statement: PreparedSql, args: string[]): Promise<T[]>;
   /** Runs a statement and commits, in one round trip, and answers its rows. */
   runAndCommit<T>(statement: PreparedSql, args: string[]): Promise<T[]>;
+  /**
+   * Runs several statements in one round trip, in order, and answers each one's rows: SQL texts
+   * with no parameters (values written in with `sqlInt`, `sqlText`…) or prepared statements with
+   * their arguments; with `commit`, the transaction commits in the same round trip.
+   */
+  batch(statements: (string | { statement: PreparedSql; args: string[] })[], commit?: boolean): Promise<unknown[][]>;
 }
 
 const prepare = async (client: PoolClient, statement: PreparedSql): Promise<string> => {
@@ -165,8 +171,28 @@ export async function inPreparedTransaction<T>(db: DataSource, work: (tx: Prepar
       throw asQueryFailed(error, sql, []);
     }
   };
+  const batch = async (statements: (string | { statement: PreparedSql; args: string[] })[], commit = false): Promise<unknown[][]> => {
+    if (state === 'committed') throw new Error('The transaction is committed already');
+    const texts: string[] = [];
+    for (const s of statements) texts.push(typeof s === 'string' ? s : `EXECUTE ${await prepare(client, s.statement)} (${s.args.join(', ')})`);
+    const begin = state === 'idle';
+    const sql = [...(begin ? ['BEGIN'] : []), ...texts, ...(commit ? ['COMMIT'] : [])].join('; ');
+    state = 'open';
+    try {
+      const results = (await client.query(sql)) as unknown as QueryResult[] | QueryResult;
+      if (commit) state = 'committed';
+      const all = Array.isArray(results) ? results : [results];
+      return all.slice(begin ? 1 : 0, (begin ? 1 : 0) + texts.length).map((r) => r.rows);
+    } catch (error) {
+      throw asQueryFailed(error, sql, []);
+    }
+  };
   try {
-    const result = await work({ run: (statement, args) => run(statement, args, false), runAndCommit: (statement, args) => run(statement, args, true) });
+    const result = await work({
+      run: (statement, args) => run(statement, args, false),
+      runAndCommit: (statement, args) => run(statement, args, true),
+      batch,
+    });
     if (state === 'open') await client.query('ROLLBACK');
     client.release();
     return result;

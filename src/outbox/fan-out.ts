@@ -7,9 +7,12 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isDistributed } from '../database/distribution';
 import { unsubscribeToken } from '../notifications/unsubscribe-token';
 import type { EndpointKind } from '../webhooks/webhook-endpoint.entity';
+import { Look } from './look';
 import { emailBody, endpointBody, OutboxEvent, statusChangeForVoters } from './messages';
 
 export const FAN_OUT_BATCH = 200;
+
+const NOWHERE: Look = new Set<string>();
 
 /**
  * Turns committed events into deliveries, in batches: one per endpoint that was enabled and
@@ -29,23 +32,27 @@ export class FanOut {
   ) {}
 
   /**
-   * Fans out one batch; answers how many events it took (FAN_OUT_BATCH: there may be more).
-   * On Citus one batch per workspace with events waiting, each in a transaction of single-shard
-   * statements: Citus locks rows (FOR UPDATE SKIP LOCKED) only within one shard.
+   * Fans out one batch; answers where events may still wait (a batch came back full): 'all', or
+   * the workspaces whose batch was full (none: an empty set). On one server one batch of every
+   * workspace's oldest events (`look` aside). On Citus one batch per workspace with events
+   * waiting, each in a transaction of single-shard statements (Citus locks rows, FOR UPDATE
+   * SKIP LOCKED, only within one shard): of the workspaces `look` names (a NOTIFY names the
+   * workspace whose event committed), or of those a read of every shard finds ('all').
    */
-  async run(): Promise<number> {
-    if (!(await isDistributed(this.db))) return this.runBatch(null);
-    const waiting: { workspace_id: string }[] = await this.db.query(
-      `SELECT DISTINCT workspace_id FROM outbox_events WHERE dispatched_at IS NULL`,
-    );
-    let full = false;
-    let taken = 0;
-    for (const { workspace_id } of waiting) {
-      const n = await this.runBatch(workspace_id);
-      taken += n;
-      if (n === FAN_OUT_BATCH) full = true;
+  async run(look: Look = 'all'): Promise<Look> {
+    if (!(await isDistributed(this.db))) return (await this.runBatch(null)) === FAN_OUT_BATCH ? 'all' : NOWHERE;
+    let workspaces: string[];
+    if (look === 'all') {
+      const waiting: { workspace_id: string }[] = await this.db.query(
+        `SELECT DISTINCT workspace_id FROM outbox_events WHERE dispatched_at IS NULL`,
+      );
+      workspaces = waiting.map((row) => row.workspace_id);
+    } else workspaces = [...look];
+    const full = new Set<string>();
+    for (const workspaceId of workspaces) {
+      if ((await this.runBatch(workspaceId)) === FAN_OUT_BATCH) full.add(workspaceId);
     }
-    return full ? FAN_OUT_BATCH : Math.min(taken, FAN_OUT_BATCH - 1);
+    return full;
   }
 
   /** One batch: of every workspace's oldest events, or (`workspaceId`) of that one workspace's. */

@@ -9,7 +9,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import { Mailer } from '../notifications/mailer';
 import { OUTBOX_CHANNEL } from '../webhooks/events.service';
 import { Channel, ChannelKind, isChat, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
-import { FAN_OUT_BATCH, FanOut } from './fan-out';
+import { FanOut } from './fan-out';
+import { isEmptyLook, Look, Wakes, workspaceNamed } from './look';
 import { Recorder } from './recorder';
 import { Scheduler } from './scheduler';
 
@@ -32,9 +33,17 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   /** The claiming pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
   private again = false;
+  /** Where the next claiming pass looks (see Look). */
+  private readonly claimWakes = new Wakes();
   /** The fan-out under way, if any (shutdown waits for it too); set again by NOTIFY and the poll meanwhile. */
   private fanning: Promise<void> | null = null;
   private fanAgain = false;
+  /** Where the next fan-out looks. */
+  private readonly fanWakes = new Wakes();
+  /** When the retry timer fires (ms since the epoch), while it is set. */
+  private retryAt: number | null = null;
+  /** Where passes looked since the retry timer was last set (see wakeAtNextRetry). */
+  private readonly retryWakes = new Wakes();
   private stopping = false;
   private listener: Client | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -88,8 +97,17 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.mailer.close();
   }
 
-  /** Fans out the events committed since, then claims; now, or right after the fan-out running. */
-  private wakeForEvents(): void {
+  /**
+   * Fans out the events committed since, then claims; now, or right after the fan-out running.
+   * `workspaceId`: of that workspace only (on Citus, a NOTIFY names it), else of every one.
+   */
+  private wakeForEvents(workspaceId?: string): void {
+    if (this.stopping) return;
+    this.fanWakes.add(workspaceId);
+    this.startFanOut();
+  }
+
+  private startFanOut(): void {
     if (this.stopping) return;
     if (this.fanning) {
       this.fanAgain = true;
@@ -97,7 +115,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     }
     this.fanning = this.fanOutAll().finally(() => {
       this.fanning = null;
-      if (this.fanAgain) this.wakeForEvents();
+      if (this.fanAgain) this.startFanOut();
     });
   }
 
@@ -110,9 +128,13 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     try {
       do {
         this.fanAgain = false;
-        const fanned = await this.fanOut.run();
-        if (fanned === FAN_OUT_BATCH) this.fanAgain = true;
-        this.wake();
+        const look = this.fanWakes.take();
+        const more = await this.fanOut.run(look);
+        if (!isEmptyLook(more)) {
+          this.fanWakes.addLook(more);
+          this.fanAgain = true;
+        }
+        this.wake(look);
       } while (this.fanAgain && !this.stopping);
     } catch (error) {
       // The database restarting, say: the next poll tries again; nothing was lost.
@@ -121,8 +143,15 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  /** Runs a claiming pass now, or right after the one running. */
-  wake(): void {
+  /** Runs a claiming pass now, or right after the one running; looking where `look` says (every workspace by default). */
+  wake(look: Look | string = 'all'): void {
+    if (this.stopping) return;
+    if (typeof look === 'string' && look !== 'all') this.claimWakes.add(look);
+    else this.claimWakes.addLook(look);
+    this.startPass();
+  }
+
+  private startPass(): void {
     if (this.stopping) return;
     if (this.running) {
       this.again = true;
@@ -131,58 +160,55 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.running = this.pass().finally(() => {
       this.running = null;
       // A wake during the pass's last query (wakeAtNextRetry) would otherwise be lost until the next poll.
-      if (this.again) this.wake();
+      if (this.again) this.startPass();
     });
   }
 
   private async pass(): Promise<void> {
     try {
+      const looked = new Wakes();
       do {
         this.again = false;
+        const look = this.claimWakes.take();
+        looked.addLook(look);
         // Every free slot filled: there may be more to claim. Otherwise a cap or the lack of due
         // work held the claim back, and only a wake (a send ending, new deliveries, the poll) changes that.
-        if (await this.claimAndSend()) this.again = true;
+        if (await this.claimAndSend(look)) {
+          this.claimWakes.addLook(look);
+          this.again = true;
+        }
       } while (this.again && !this.stopping);
+      this.retryWakes.addLook(looked.take());
       await this.wakeAtNextRetry();
     } catch (error) {
       this.logger.warn(`Outbox pass failed: ${(error as Error).message}`);
     }
   }
 
-  /** Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the poll. */
+  /**
+   * Retries are due at set times, with no NOTIFY: wake for the next one if it comes before the
+   * poll. On Citus after passes that looked in some workspaces only, the timer is set for
+   * theirs if it comes first; when it fires, the pass looks everywhere.
+   */
   private async wakeAtNextRetry(): Promise<void> {
     // Every slot busy: the next send to end wakes the processor; no timer, no spinning.
     if (this.sending >= this.slots) return;
-    const [next]: { due_in_ms: number | null }[] = await this.db.query(
-      `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
-         FROM webhook_deliveries WHERE status = 'pending' AND locked_by IS NULL`,
-    );
-    if (next?.due_in_ms === null || next === undefined || this.stopping) return;
-    let dueInMs = next.due_in_ms;
-    if (dueInMs <= 0) {
-      // Due, yet the pass that just ended claimed nothing: held back by a cap (a send ending
-      // wakes us, here or, for another processor's sends, the poll) or by a Slack or Discord
-      // channel's pace or Retry-After. Wake when the first such channel opens, not every few
-      // milliseconds until then.
-      const [held]: { due_in_ms: number | null }[] = await this.db.query(
-        `SELECT (extract(epoch FROM min(e.next_send_at) - now()) * 1000)::integer AS due_in_ms
-           FROM webhook_endpoints e
-          WHERE e.kind <> 'webhook' AND e.next_send_at > now()
-            AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                         WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending'
-                           AND d.locked_by IS NULL AND d.next_attempt_at <= now())`,
-      );
-      if (held?.due_in_ms === null || held === undefined || this.stopping) return;
-      dueInMs = held.due_in_ms;
-    }
+    const next = await this.scheduler.nextDue(this.retryWakes.take());
+    if (next.dueInMs === null || this.stopping) return;
+    const at = Date.now() + Math.max(0, next.dueInMs) + 5;
+    if (!next.everywhere && this.retryAt !== null && this.retryAt <= at) return;
     clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => this.wake(), Math.max(0, dueInMs) + 5);
+    this.retryAt = at;
+    this.retryTimer = setTimeout(() => {
+      this.retryAt = null;
+      this.wake();
+    }, at - Date.now());
     this.retryTimer.unref();
   }
 
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.database.url });
-    client.on('notification', () => this.wakeForEvents());
+    client.on('notification', (message) => this.wakeForEvents(workspaceNamed(message.payload)));
     client.on('error', (error) => {
       this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back.`);
       if (this.listener === client) this.listener = null;
@@ -200,10 +226,10 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   /** Claims what the scheduler allows into this process's free slots and starts sending it; true when it filled them all. */
-  private async claimAndSend(): Promise<boolean> {
+  private async claimAndSend(look: Look): Promise<boolean> {
     const free = this.slots - this.sending;
     if (free <= 0 || this.stopping) return false;
-    const { send, leased } = await this.scheduler.claim(free, [...this.recording]);
+    const { send, leased } = await this.scheduler.claim(free, [...this.recording], look);
     for (const sendable of send) this.start(sendable);
     return leased === free;
   }
@@ -216,7 +242,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       })
       .finally(() => {
         this.inFlight.delete(task);
-        this.wake();
+        this.wake(sendable.delivery.workspace_id);
       });
     this.inFlight.add(task);
   }
@@ -229,7 +255,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     const arrived = outcome.ok && !isChat(sendable.kind);
     if (arrived) {
       this.recording.add(sendable.delivery.id);
-      this.wake();
+      this.wake(sendable.delivery.workspace_id);
     }
     try {
       await this.recorder.record(sendable, at, outcome);

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isDistributed } from '../database/distribution';
-import { runStatements, sqlInt, sqlText, updateReturning } from '../database/queries';
+import { inPreparedTransaction, runStatements, sqlInt, sqlText, updateReturning } from '../database/queries';
 import { isPlan, PLAN_NAMES, PLANS } from '../workspaces/plans';
 
 const MONTH = `date_trunc('month', now() AT TIME ZONE 'UTC')::date`;
@@ -55,9 +55,13 @@ export class Quota {
   async reserveMonth(workspaceId: string, plan: string, count: number): Promise<{ granted: number; month: string | null }> {
     if (count <= 0) return { granted: 0, month: null };
     if (await isDistributed(this.db)) {
-      return this.db.transaction(async (manager) => {
-        await manager.query(claimLock(workspaceId));
-        return reserveMonthIn(manager, workspaceId, plan, count);
+      // Two round trips: the lock and the month (on the coordinator), then the reservation (on the workspace's node) and the commit.
+      return inPreparedTransaction(this.db, async (tx) => {
+        const [, [{ month }]] = (await tx.batch([claimLock(workspaceId), THIS_MONTH])) as [unknown, { month: string }[]];
+        const steps = monthReservation(workspaceId, plan, count, month);
+        if (steps.length === 0) return { granted: 0, month: null };
+        const [, [row]] = (await tx.batch(steps, true)) as [unknown, { granted: number }[]];
+        return { granted: row?.granted ?? 0, month };
       });
     }
     const [row] = await runStatements<{ granted: number; month: string }>(
@@ -138,32 +142,25 @@ export const monthlyReservation = (rows: string) => `
     SELECT workspace_id, greatest(LEAST(before + n, quota) - before, 0)::integer AS granted, ${MONTH}::text AS month FROM used
   )`;
 
+/** This month (UTC) as `YYYY-MM-DD`, the month reservations count in: on Citus a statement of the coordinator alone. */
+export const THIS_MONTH = `SELECT ${MONTH}::text AS month`;
+
 /**
- * `monthlyReservation` on Citus, for one workspace, in `manager`'s transaction that holds the
- * workspace's claim lock: two single-shard statements (the month's row, made at its first
- * reservation; then read-and-add under its row lock), after reading which month it is. Answers what was granted, of which month.
+ * `monthlyReservation` on Citus, for one workspace, as two single-shard statements (SQL texts,
+ * for a round trip that carries them with others), in a transaction that holds the workspace's
+ * claim lock: the month's row, made at its first reservation; then read-and-add under its row
+ * lock, answering `granted`. `month` as THIS_MONTH read it in the same transaction (Citus takes
+ * no stable function in RETURNING). None when nothing is asked for or the plan has no quota.
  */
-export async function reserveMonthIn(
-  manager: Pick<EntityManager, 'query'>,
-  workspaceId: string,
-  plan: string,
-  count: number,
-): Promise<{ granted: number; month: string | null }> {
+export function monthReservation(workspaceId: string, plan: string, count: number, month: string): string[] {
   const quota = isPlan(plan) ? PLANS[plan].deliveriesPerMonth : 0;
-  if (count <= 0 || quota <= 0) return { granted: 0, month: null };
-  // The month is read first, on the coordinator: Citus takes no stable function in RETURNING.
-  const [{ month }]: { month: string }[] = await manager.query(`SELECT ${MONTH}::text AS month`);
-  await manager.query(`INSERT INTO delivery_usage (workspace_id, month, attempts) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, [
-    workspaceId,
-    month,
-  ]);
-  const [row] = await updateReturning<{ granted: number }>(
-    manager,
-    `UPDATE delivery_usage u SET attempts = LEAST(b.before + $2, greatest($3, b.before))
-       FROM (SELECT attempts AS before FROM delivery_usage WHERE workspace_id = $1 AND month = $4 FOR UPDATE) b
-      WHERE u.workspace_id = $1 AND u.month = $4
-      RETURNING greatest(LEAST(b.before + $2, $3) - b.before, 0)::integer AS granted`,
-    [workspaceId, count, quota, month],
-  );
-  return { granted: row?.granted ?? 0, month };
+  if (count <= 0 || quota <= 0) return [];
+  const [ws, m] = [`${sqlText(workspaceId)}::uuid`, `${sqlText(month)}::date`];
+  return [
+    `INSERT INTO delivery_usage (workspace_id, month, attempts) VALUES (${ws}, ${m}, 0) ON CONFLICT DO NOTHING`,
+    `UPDATE delivery_usage u SET attempts = LEAST(b.before + ${sqlInt(count)}, greatest(${sqlInt(quota)}, b.before))
+       FROM (SELECT attempts AS before FROM delivery_usage WHERE workspace_id = ${ws} AND month = ${m} FOR UPDATE) b
+      WHERE u.workspace_id = ${ws} AND u.month = ${m}
+      RETURNING greatest(LEAST(b.before + ${sqlInt(count)}, ${sqlInt(quota)}) - b.before, 0)::integer AS granted`,
+  ];
 }

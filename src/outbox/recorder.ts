@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isDistributed } from '../database/distribution';
-import { preparedRows, updateReturning } from '../database/queries';
+import { inPreparedTransaction, preparedRows, sqlInt, sqlText, sqlUuids, updateReturning } from '../database/queries';
 import { EndpointsService } from '../webhooks/endpoints.service';
 import { ClaimedDelivery, isChat, Outcome, Sendable } from './channel';
 import { Lease } from './lease';
@@ -147,27 +147,25 @@ export class Recorder {
 
   /**
    * One workspace's successes on Citus, as `recordSuccesses` writes them, in a transaction of
-   * single-shard statements (as one statement, Citus would plan its CTEs apart and ship their
-   * rows between nodes).
+   * single-shard statements, in two round trips: the deliveries locked; then the attempts, the
+   * deliveries and the endpoints written, with the commit. (As one statement, Citus would plan
+   * its CTEs apart and ship their rows between nodes.)
    */
   private async recordWorkspaceSuccesses(workspaceId: string, items: { sendable: Sendable; at: Date; outcome: Outcome }[]): Promise<void> {
-    await this.db.transaction(async (manager) => {
-      const locked: { id: string; locked_by: string | null }[] = await manager.query(
-        `SELECT id, locked_by FROM webhook_deliveries WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) ORDER BY id FOR UPDATE`,
-        [workspaceId, items.map((i) => i.sendable.delivery.id)],
-      );
+    const ws = `${sqlText(workspaceId)}::uuid`;
+    const orNull = <T>(value: T | null, literal: (v: T) => string) => (value === null ? 'NULL' : literal(value));
+    await inPreparedTransaction(this.db, async (tx) => {
+      const [locked] = (await tx.batch([
+        `SELECT id, locked_by FROM webhook_deliveries WHERE workspace_id = ${ws} AND id = ANY (${sqlUuids(items.map((i) => i.sendable.delivery.id))})
+          ORDER BY id FOR UPDATE`,
+      ])) as [{ id: string; locked_by: string | null }[]];
       const owner = new Map(locked.map((row) => [row.id, row.locked_by]));
       const present = items.filter((i) => owner.has(i.sendable.delivery.id));
       if (present.length === 0) return;
-      const values: unknown[] = [workspaceId];
-      const rows = present.map(({ sendable, at, outcome }) => {
-        values.push(sendable.delivery.id, at, outcome.durationMs, outcome.statusCode, outcome.error, outcome.responseBody);
-        const n = values.length;
-        return `($1, $${n - 5}::uuid, $${n - 4}::timestamptz, $${n - 3}::integer, $${n - 2}::integer, $${n - 1}, $${n})`;
-      });
-      await manager.query(
-        `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body) VALUES ${rows.join(', ')}`,
-        values,
+      const rows = present.map(
+        ({ sendable, at, outcome }) =>
+          `(${ws}, ${sqlText(sendable.delivery.id)}::uuid, ${sqlText(at.toISOString())}::timestamptz, ${sqlInt(outcome.durationMs)}, ` +
+          `${orNull(outcome.statusCode, sqlInt)}, ${orNull(outcome.error, sqlText)}, ${orNull(outcome.responseBody, sqlText)})`,
       );
       const mine = present.filter((i) => owner.get(i.sendable.delivery.id) === this.lease.owner);
       const byAttempts = new Map<number, string[]>();
@@ -175,21 +173,25 @@ export class Recorder {
         const n = i.sendable.delivery.attempt_count + 1;
         byAttempts.set(n, [...(byAttempts.get(n) ?? []), i.sendable.delivery.id]);
       }
-      for (const [attempts, ids] of byAttempts) {
-        await manager.query(
-          `UPDATE webhook_deliveries SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = $3,
-                  next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
-            WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND locked_by = $4`,
-          [workspaceId, ids, attempts, this.lease.owner],
-        );
-      }
       const endpoints = [...new Set(mine.flatMap((i) => (i.sendable.endpoint ? [i.sendable.endpoint.id] : [])))];
-      if (endpoints.length > 0) {
-        await manager.query(
-          `UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND consecutive_failures <> 0`,
-          [workspaceId, endpoints],
-        );
-      }
+      await tx.batch(
+        [
+          `INSERT INTO delivery_attempts (workspace_id, delivery_id, at, duration_ms, status_code, error, response_body) VALUES ${rows.join(', ')}`,
+          ...[...byAttempts].map(
+            ([attempts, ids]) =>
+              `UPDATE webhook_deliveries SET status = 'delivered', reason = NULL, delivered_at = now(), attempt_count = ${sqlInt(attempts)},
+                      next_attempt_at = NULL, locked_by = NULL, locked_until = NULL
+                WHERE workspace_id = ${ws} AND id = ANY (${sqlUuids(ids)}) AND locked_by = ${sqlText(this.lease.owner)}`,
+          ),
+          ...(endpoints.length === 0
+            ? []
+            : [
+                `UPDATE webhook_endpoints SET consecutive_failures = 0
+                  WHERE workspace_id = ${ws} AND id = ANY (${sqlUuids(endpoints)}) AND consecutive_failures <> 0`,
+              ]),
+        ],
+        true,
+      );
     });
   }
 

@@ -3,13 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isDistributed } from '../database/distribution';
-import { runStatementsPrepared, sqlInt, sqlText, sqlUuids, updateReturning } from '../database/queries';
+import { inPreparedTransaction, PreparedSql, runStatementsPrepared, sqlInt, sqlText, sqlUuids } from '../database/queries';
 import { EndpointsService, SealedTarget, TARGET_COLUMNS } from '../webhooks/endpoints.service';
 import { SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS } from '../notifications/sign-in-email';
 import { ClaimedDelivery, EndpointTarget, Sendable } from './channel';
 import { Lease } from './lease';
-import { claimLock, monthlyReservation, Quota, reserveMonthIn } from './quota';
+import { claimLock, monthlyReservation, monthReservation, Quota, THIS_MONTH } from './quota';
 import { CHAT_PACE_MS, Recorder } from './recorder';
+import { Look } from './look';
 
 /** Failures in a row after which an endpoint's circuit opens: one send at a time until one succeeds. */
 export const BREAKER_THRESHOLD = 5;
@@ -34,7 +35,7 @@ const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;
  *   and among equals to the workspace with the fewest in flight.
  * Its parameters: $1 the free slots, $2 the deliveries that arrived and are being recorded;
  * `scoped` (on Citus): $3 the one workspace claimed from, named beside every table so that the
- * whole statement runs on that workspace's shard.
+ * whole statement runs on that workspace's shard; each row also answers its rank in the claim.
  */
 const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; workspaceCap: number; scoped: boolean }) => {
   const only = (alias: string) => (p.scoped ? ` AND ${alias}.workspace_id = $3::uuid` : '');
@@ -78,7 +79,7 @@ const claimable = (p: { endpointCap: number; breaker: number; emailCap: number; 
       ) c
      WHERE r.free > 0
   )
-  SELECT c.workspace_id, c.id, c.endpoint_id, c.kind
+  SELECT c.workspace_id, c.id, c.endpoint_id, c.kind${p.scoped ? ', c.workspace_rank AS claim_rank' : ''}
     FROM candidates c LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
    WHERE c.workspace_rank <= ${sqlInt(p.workspaceCap)} - coalesce(w.n, 0)
    ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
@@ -124,6 +125,24 @@ const claimStatement = (config: AppConfig, lease: Lease) => {
 };
 
 /**
+ * On Citus, one workspace's claim as one single-shard statement (the parameters of `claimable`,
+ * scoped): the choice, as a subquery, and the leases, answering each leased delivery with its
+ * rank in the claim, its workspace's plan and its endpoint as stored. Citus sends it whole to
+ * the node that holds the workspace's shards (with the choice as a CTE of data-modifying
+ * statements, as on one server, it would plan each CTE apart and ship their rows between nodes).
+ */
+const workspaceClaimStatement = (config: AppConfig, lease: Lease) => `
+  UPDATE webhook_deliveries d SET locked_by = ${sqlText(lease.owner)},
+         locked_until = now() + ${sqlInt(lease.ms)} * interval '1 millisecond'
+    FROM (${claimable(claimCaps(config, true))}) c
+    JOIN workspaces w ON w.id = $3::uuid
+    LEFT JOIN webhook_endpoints e ON e.workspace_id = $3::uuid AND e.id = c.endpoint_id
+   WHERE d.workspace_id = $3::uuid AND d.id = c.id AND d.status = 'pending'
+   RETURNING c.claim_rank, d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
+             d.attempt_count, w.plan,
+             e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`;
+
+/**
  * The fair scheduler: claims what this processor may send now (see CLAIMABLE), leases it, and
  * settles what must not be sent (endpoint turned off, secrets unreadable, recipient
  * unsubscribed, quota spent, hourly email cap reached) before any channel sees it. Quota is
@@ -140,13 +159,13 @@ export class Scheduler {
     private readonly recorder: Recorder,
   ) {
     this.claimStatement = { sql: claimStatement(config, lease), types: ['integer', 'uuid[]'] };
-    this.workspaceChoice = claimable(claimCaps(config, true));
+    this.workspaceClaim = { label: 'claim_workspace', sql: workspaceClaimStatement(config, lease), types: ['integer', 'uuid[]', 'uuid'] };
   }
 
   /** The same for every claim of this processor: prepared once per connection. */
   private readonly claimStatement: { sql: string; types: string[] };
-  /** On Citus: the choice of what to claim from one workspace's queues (its $3). */
-  private readonly workspaceChoice: string;
+  /** On Citus: the choice and the leases of one workspace's claim (its $3), prepared once per connection. */
+  private readonly workspaceClaim: PreparedSql;
 
   /**
    * Claims up to `slots` deliveries and answers those to send now, with where they go, and how
@@ -154,8 +173,8 @@ export class Scheduler {
    * this processor that arrived (to an own server, or a voter email) and whose outcome is being
    * written; they still hold their lease, but no longer a send: they do not count as in flight.
    */
-  async claim(slots: number, delivered: string[] = []): Promise<{ send: Sendable[]; leased: number }> {
-    const claimed = await this.lock(slots, delivered);
+  async claim(slots: number, delivered: string[] = [], look: Look = 'all'): Promise<{ send: Sendable[]; leased: number }> {
+    const claimed = await this.lock(slots, delivered, look);
     if (claimed.length === 0) return { send: [], leased: 0 };
     const reserved = new Reservations(this.quota);
     for (const row of claimed) {
@@ -226,8 +245,8 @@ export class Scheduler {
    * choice's statement begins once the lock is held, so it counts what every earlier claim
    * leased; all of it commits together.
    */
-  private async lock(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
-    if (await isDistributed(this.db)) return this.lockByWorkspace(slots, delivered);
+  private async lock(slots: number, delivered: string[], look: Look): Promise<ClaimedRow[]> {
+    if (await isDistributed(this.db)) return this.lockByWorkspace(slots, delivered, look);
     return runStatementsPrepared<ClaimedRow>(this.db, 'claim', this.claimStatement, claimLock(null), [
       sqlInt(slots),
       sqlUuids(delivered),
@@ -243,8 +262,8 @@ export class Scheduler {
    * `claimable`'s round-robin: with 10 slots and 4 workspaces, 3, 3, 2 and 2, and what one
    * cannot use (its caps) goes to those after it.
    */
-  private async lockByWorkspace(slots: number, delivered: string[]): Promise<ClaimedRow[]> {
-    const workspaces = await this.withDueWork();
+  private async lockByWorkspace(slots: number, delivered: string[], look: Look): Promise<ClaimedRow[]> {
+    const workspaces = await this.withDueWork(look);
     const claimed: ClaimedRow[] = [];
     let free = slots;
     for (let i = 0; i < workspaces.length && free > 0; i++) {
@@ -257,81 +276,108 @@ export class Scheduler {
   }
 
   /**
-   * One workspace's claim on Citus, in a transaction under its claim lock: the choice
-   * (`claimable`, scoped), the chat channels' next turn, the leases, the endpoints and the
-   * month's reservation, each a single-shard statement. (As one statement, as on one server,
-   * Citus would plan its data-modifying CTEs apart and ship their rows between nodes.)
+   * One workspace's claim on Citus, in a transaction under its claim lock, in two round trips:
+   * the lock and the month (on the coordinator) with the choice and the leases
+   * (`workspaceClaimStatement`, on the workspace's node); then the chat channels' next turn and
+   * the month's reservation, with the commit. The lock is held for those two round trips.
    */
   private claimFrom(workspaceId: string, slots: number, delivered: string[]): Promise<ClaimedRow[]> {
-    return this.db.transaction(async (manager) => {
-      await manager.query(claimLock(workspaceId));
-      const chosen: { id: string; endpoint_id: string | null; kind: string | null }[] = await manager.query(this.workspaceChoice, [
-        slots,
-        delivered,
-        workspaceId,
-      ]);
-      if (chosen.length === 0) return [];
-      const chat = [...new Set(chosen.filter((c) => c.kind === 'slack' || c.kind === 'discord').map((c) => c.endpoint_id!))];
-      if (chat.length > 0) {
-        await manager.query(
-          `UPDATE webhook_endpoints SET next_send_at = now() + $3 * interval '1 millisecond' WHERE workspace_id = $1 AND id = ANY ($2::uuid[])`,
-          [workspaceId, chat, CHAT_PACE_MS],
-        );
-      }
-      const leased = await updateReturning<ClaimedDelivery>(
-        manager,
-        `UPDATE webhook_deliveries d SET locked_by = $3, locked_until = now() + $4 * interval '1 millisecond'
-          WHERE d.workspace_id = $1 AND d.id = ANY ($2::uuid[]) AND d.status = 'pending'
-          RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body, d.attempt_count`,
-        [workspaceId, chosen.map((c) => c.id), this.lease.owner, this.lease.ms],
-      );
-      if (leased.length === 0) return [];
-      const [{ plan }]: { plan: string }[] = await manager.query(`SELECT plan FROM workspaces WHERE id = $1`, [workspaceId]);
-      const endpointIds = [...new Set(leased.flatMap((d) => (d.endpoint_id ? [d.endpoint_id] : [])))];
-      const endpoints: SealedTarget[] =
-        endpointIds.length === 0
+    return inPreparedTransaction(this.db, async (tx) => {
+      const [, [{ month }], leased] = (await tx.batch([
+        claimLock(workspaceId),
+        THIS_MONTH,
+        { statement: this.workspaceClaim, args: [sqlInt(slots), sqlUuids(delivered), `${sqlText(workspaceId)}::uuid`] },
+      ])) as [unknown, { month: string }[], (Omit<ClaimedRow, 'granted' | 'quota_month'> & { claim_rank: number })[]];
+      if (leased.length === 0) return []; // rolled back: nothing was written
+      const plan = leased[0].plan;
+      const chat = [...new Set(leased.filter((d) => d.kind === 'slack' || d.kind === 'discord').map((d) => d.target_id!))];
+      const pace =
+        chat.length === 0
           ? []
-          : await manager.query(`SELECT ${TARGET_COLUMNS} FROM webhook_endpoints e WHERE e.workspace_id = $1 AND e.id = ANY ($2::uuid[])`, [
-              workspaceId,
-              endpointIds,
-            ]);
-      const byId = new Map(endpoints.map((e) => [e.id, e]));
-      const counted = leased.filter((d) => d.endpoint_id !== null && byId.get(d.endpoint_id)?.enabled).length;
-      const { granted, month } = await reserveMonthIn(manager, workspaceId, plan, counted);
-      const order = new Map(chosen.map((c, i) => [c.id, i]));
+          : [
+              `UPDATE webhook_endpoints SET next_send_at = now() + ${sqlInt(CHAT_PACE_MS)} * interval '1 millisecond'
+                WHERE workspace_id = ${sqlText(workspaceId)}::uuid AND id = ANY (${sqlUuids(chat)})`,
+            ];
+      const reserve = monthReservation(workspaceId, plan, leased.filter((d) => d.enabled === true).length, month);
+      const results = await tx.batch([...pace, ...reserve], true);
+      const granted = reserve.length === 0 ? null : ((results[results.length - 1] as { granted: number }[])[0]?.granted ?? 0);
       return leased
-        .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
-        .map((d): ClaimedRow => {
-          const e = d.endpoint_id === null ? undefined : byId.get(d.endpoint_id);
-          return {
-            ...d,
-            plan,
-            target_id: e?.id ?? null,
-            kind: e?.kind ?? (null as unknown as SealedTarget['kind']),
-            url_sealed: e?.url_sealed ?? (null as unknown as string),
-            enabled: e?.enabled ?? (null as unknown as boolean),
-            secret_sealed: e?.secret_sealed ?? null,
-            rotated_secrets: e?.rotated_secrets ?? (null as unknown as SealedTarget['rotated_secrets']),
-            granted: month === null ? 0 : granted,
-            quota_month: month,
-          };
-        });
+        .sort((a, b) => a.claim_rank - b.claim_rank)
+        .map(({ claim_rank: _rank, ...d }): ClaimedRow => ({ ...d, granted: granted ?? 0, quota_month: granted === null ? null : month }));
     });
   }
 
-  /** Workspaces with a delivery due and not under lease, fewest in flight first (ties shuffled). */
-  private async withDueWork(): Promise<string[]> {
+  /**
+   * On Citus: where the last look found due work (workspaces with a delivery due and not under
+   * lease), looked at again by every pass until a look finds none there.
+   */
+  private dueWork = new Set<string>();
+
+  /**
+   * On Citus, where a pass looks: everywhere, or in the workspaces it was woken for and those
+   * where the last look found due work (null: nowhere).
+   */
+  private where(look: Look): 'all' | string[] | null {
+    if (look === 'all') return 'all';
+    const workspaces = new Set([...this.dueWork, ...look]);
+    return workspaces.size === 0 ? null : [...workspaces];
+  }
+
+  /**
+   * Workspaces with a delivery due and not under lease, fewest in flight first (ties shuffled):
+   * on Citus one read of every shard, or of those of the workspaces `look` and the last look
+   * name (a single-shard statement when that is one workspace).
+   */
+  private async withDueWork(look: Look): Promise<string[]> {
+    const where = this.where(look);
+    if (where === null) return [];
     const rows: { workspace_id: string; flight: number }[] = await this.db.query(
       `SELECT workspace_id, count(*) FILTER (WHERE locked_by IS NOT NULL AND locked_until > now())::integer AS flight
          FROM webhook_deliveries
-        WHERE status = 'pending' AND (next_attempt_at <= now() OR locked_until > now())
+        WHERE status = 'pending' AND (next_attempt_at <= now() OR locked_until > now())${where === 'all' ? '' : ' AND workspace_id = ANY ($1::uuid[])'}
         GROUP BY workspace_id
        HAVING bool_or(next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now()))`,
+      where === 'all' ? [] : [where],
     );
+    this.dueWork = new Set(rows.map((row) => row.workspace_id));
     return rows
       .map((row) => ({ ...row, order: Math.random() }))
       .sort((a, b) => a.flight - b.flight || a.order - b.order)
       .map((row) => row.workspace_id);
+  }
+
+  /**
+   * When the next delivery not under lease is due, in ms from now (null: none is waiting): for
+   * the retry timer. Due already, yet not claimed (a cap holds it, or a Slack or Discord
+   * channel's pace or Retry-After): when the first such channel opens (a cap opens when a send
+   * ends, which wakes a processor). `everywhere`: every workspace was looked at; on Citus after
+   * a pass that looked in some only, the answer is for theirs (see `where`).
+   */
+  async nextDue(look: Look): Promise<{ dueInMs: number | null; everywhere: boolean }> {
+    const where = (await isDistributed(this.db)) ? this.where(look) : 'all';
+    if (where === null) return { dueInMs: null, everywhere: false };
+    const only = (alias: string) => (where === 'all' ? '' : ` AND ${alias}.workspace_id = ANY ($1::uuid[])`);
+    const params = where === 'all' ? [] : [where];
+    const [next]: { due_in_ms: number | null }[] = await this.db.query(
+      `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
+         FROM webhook_deliveries d WHERE status = 'pending' AND locked_by IS NULL${only('d')}`,
+      params,
+    );
+    const everywhere = where === 'all';
+    if (next?.due_in_ms === null || next === undefined) return { dueInMs: null, everywhere };
+    if (next.due_in_ms > 0) return { dueInMs: next.due_in_ms, everywhere };
+    // Due, yet the pass that just ended claimed nothing: wake when the first held chat channel
+    // opens, not every few milliseconds until then.
+    const [held]: { due_in_ms: number | null }[] = await this.db.query(
+      `SELECT (extract(epoch FROM min(e.next_send_at) - now()) * 1000)::integer AS due_in_ms
+         FROM webhook_endpoints e
+        WHERE e.kind <> 'webhook' AND e.next_send_at > now()${only('e')}
+          AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                       WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending'
+                         AND d.locked_by IS NULL AND d.next_attempt_at <= now())`,
+      params,
+    );
+    return { dueInMs: held?.due_in_ms ?? null, everywhere };
   }
 
   /** Recipients of these emails who asked for no more, as `<workspace id> <lower-case address>`. */

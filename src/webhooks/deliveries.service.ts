@@ -120,7 +120,8 @@ export class DeliveriesService {
           WHERE workspace_id = $1 AND id = $2 AND (status <> 'pending' OR locked_by IS NULL)`,
         [workspaceId, id],
       );
-      await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+      // Naming the workspace: on Citus the processors look there alone (outbox/look.ts).
+      await manager.query(`SELECT pg_notify($1, $2::text)`, [OUTBOX_CHANNEL, workspaceId]);
     });
     return this.get(workspaceId, id);
   }

@@ -115,7 +115,8 @@ export class EndpointToolsService {
           RETURNING id`,
         [workspaceId, endpoint.id, since],
       );
-      if (scheduled.length > 0) await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+      // Naming the workspace: on Citus the processors look there alone (outbox/look.ts).
+      if (scheduled.length > 0) await manager.query(`SELECT pg_notify($1, $2::text)`, [OUTBOX_CHANNEL, workspaceId]);
       return scheduled.length;
     });
   }

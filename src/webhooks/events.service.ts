@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { PreparedSql, PreparedTransaction, sqlText } from '../database/queries';
+import { PreparedSql, PreparedTransaction, sqlText, sqlUuids } from '../database/queries';
 import { managerIsDistributed } from '../database/distribution';
 import { SITE_CHANNEL } from '../workspaces/site-changes';
 import type { EventType } from './outbox-event.entity';
@@ -14,6 +14,8 @@ export const OUTBOX_CHANNEL = 'chorus_outbox';
  */
 const SUBSCRIBED = `SELECT e.id FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
   WHERE e.workspace_id = $1 AND e.enabled AND $2 = ANY (e.events) AND w.plan <> 'free'`;
+
+const SUBSCRIBED_STATEMENT: PreparedSql = { label: 'event_endpoints', sql: SUBSCRIBED, types: ['uuid', 'text'] };
 
 /** The event's statement: its endpoints fixed, and the NOTIFYs ride on the insert (the outbox's, and the public pages'). */
 const RECORD: PreparedSql = {
@@ -42,17 +44,46 @@ export class EventsService {
     actorId: string | null = null,
   ): Promise<void> {
     if (await managerIsDistributed(manager)) {
-      // On Citus the insert runs on the workspace's worker: the NOTIFYs go apart, from the coordinator.
+      // On Citus the insert runs on the workspace's worker: the NOTIFYs go apart, from the coordinator;
+      // the outbox's names the workspace, where the processors then look (outbox/look.ts).
       // (Citus takes no subquery in an INSERT's values: the endpoints are read first.)
       const endpoints: { id: string }[] = await manager.query(SUBSCRIBED, [workspaceId, type]);
       await manager.query(
         `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids) VALUES ($1, $2, $3, $4, $5::uuid[])`,
         [workspaceId, type, JSON.stringify(data), actorId, endpoints.map((e) => e.id)],
       );
-      await manager.query(`SELECT pg_notify($1, ''), pg_notify($2, $3::text)`, [OUTBOX_CHANNEL, SITE_CHANNEL, workspaceId]);
+      await manager.query(`SELECT pg_notify($1, $3::text), pg_notify($2, $3::text)`, [OUTBOX_CHANNEL, SITE_CHANNEL, workspaceId]);
       return;
     }
     await manager.query(RECORD.sql, [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL, SITE_CHANNEL]);
+  }
+
+  /** On Citus, the endpoints an event of `type` goes to (SUBSCRIBED), as a statement for `PreparedTransaction.batch`. */
+  subscribed(workspaceId: string, type: EventType): { statement: PreparedSql; args: string[] } {
+    return { statement: SUBSCRIBED_STATEMENT, args: [sqlText(workspaceId), sqlText(type)] };
+  }
+
+  /**
+   * On Citus, `recordAndCommit` with the endpoints read before (`subscribed`): the insert, then
+   * the NOTIFYs from the coordinator, and the commit, in one round trip.
+   */
+  async recordApartAndCommit(
+    tx: PreparedTransaction,
+    workspaceId: string,
+    type: EventType,
+    data: Record<string, unknown>,
+    endpointIds: string[],
+    actorId: string | null = null,
+  ): Promise<void> {
+    const ws = sqlText(workspaceId);
+    await tx.batch(
+      [
+        `INSERT INTO outbox_events (workspace_id, type, data, actor_id, endpoint_ids)
+         VALUES (${ws}::uuid, ${sqlText(type)}, ${sqlText(JSON.stringify(data))}::json, ${actorId === null ? 'NULL' : `${sqlText(actorId)}::uuid`}, ${sqlUuids(endpointIds)})`,
+        `SELECT pg_notify(${sqlText(OUTBOX_CHANNEL)}, ${ws}), pg_notify(${sqlText(SITE_CHANNEL)}, ${ws})`,
+      ],
+      true,
+    );
   }
 
   /** Records an event as the last statement of `tx`, and commits it, in one round trip. */

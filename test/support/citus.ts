@@ -29,3 +29,19 @@ export function startCluster(workers = 2): string {
 export const createCitusDatabase = (name: string): string => cluster('createdb', name).split('\n').pop()!;
 
 export const dropCitusDatabase = (name: string): void => void cluster('dropdb', name);
+
+/**
+ * One more PostgreSQL server with Citus, on `port`, made by the cluster script as a cluster of
+ * its own (CITUS_DIR beside the cluster's, no workers), with the cluster's settings: for a test
+ * that adds a worker node to one database and rebalances. `cluster createdb` never sees it (it
+ * registers the nodes of its own CITUS_DIR); `remove` stops it and deletes its data.
+ */
+export function startExtraNode(port: number): { url: (database: string) => string; remove(): void } {
+  const env = { ...process.env, CITUS_DIR: `${process.env.CITUS_DIR || '/tmp/chorus-citus'}-extra-${port}`, CITUS_PORT: String(port) };
+  const run = (...args: string[]) => execFileSync(clusterScript(), args, { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'inherit'] });
+  run('start', '--workers', '0');
+  return {
+    url: (database) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
+    remove: () => void run('destroy'),
+  };
+}

@@ -196,13 +196,14 @@ export class SignInService {
   private async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
     const deliveryId = randomUUID();
     if (await isDistributed(this.db, manager)) {
-      // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the coordinator.
+      // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the
+      // coordinator, naming the workspace, where the processors then look (outbox/look.ts).
       await manager.query(
         `INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
          VALUES ($1, $2, $3, $4, $5, now(), $6, now())`,
         [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId))],
       );
-      await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+      await manager.query(`SELECT pg_notify($1, $2::text)`, [OUTBOX_CHANNEL, workspaceId]);
       return;
     }
     await manager.query(
