@@ -16,6 +16,7 @@ const SUITES = [
   'endpoint-changes',
   'fairness',
   'outbox-processors',
+  'voter-email',
   'citus-rebalance',
 ];
 

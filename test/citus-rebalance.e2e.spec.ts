@@ -22,7 +22,7 @@ const SEEDED = 5;
  * on two workers, 3 each; with a third worker the rebalancer moves 2 of them, each with the
  * rows of its workspaces in every colocated table, in a few seconds rather than a minute.
  */
-const SHARDS = 6;
+const SHARDS = 4;
 
 /**
  * An operator adds a worker node and rebalances while Chorus serves (README, "Citus"): posts
