@@ -438,7 +438,7 @@ describe('voter email', () => {
         return delivered.length === 2 && waiting.length === 1 && waiting[0];
       });
       const [deferred] = await t.db.query(
-        `SELECT next_attempt_at, locked_by, (SELECT count(*)::int FROM delivery_attempts a WHERE a.delivery_id = d.id) AS attempts
+        `SELECT next_attempt_at, locked_by, (SELECT count(*)::int FROM delivery_attempts a WHERE a.workspace_id = d.workspace_id AND a.delivery_id = d.id) AS attempts
            FROM webhook_deliveries d WHERE workspace_id = $1 AND id = $2`,
         [ws.id, held.id],
       );
@@ -449,7 +449,9 @@ describe('voter email', () => {
       expect(await usage(ws.id)).toBe(2); // a deferred email is not an attempt
 
       // An hour later (moved back rather than waited for): it goes out, once.
-      await t.db.query(`UPDATE email_usage SET hour = hour - interval '1 hour' WHERE workspace_id = $1`, [ws.id]);
+      // (The hour computed here: Citus takes no stable function of a column, timestamptz - interval, in an UPDATE.)
+      const [{ hour }]: { hour: Date }[] = await t.db.query(`SELECT hour FROM email_usage WHERE workspace_id = $1`, [ws.id]);
+      await t.db.query(`UPDATE email_usage SET hour = $2 WHERE workspace_id = $1`, [ws.id, new Date(hour.getTime() - 3_600_000)]);
       await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE workspace_id = $1 AND id = $2`, [ws.id, held.id]);
       const rows = await settled(t, ws.id);
       expect(rows.map((r) => [r.status, r.attempt_count])).toEqual(Array(3).fill(['delivered', 1]));
