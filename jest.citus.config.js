@@ -1,6 +1,10 @@
 // `npm run test:citus`: the suites that prove Chorus on Citus (the API's journey as single-shard
-// queries, the API end to end, webhooks, fairness, several outbox processors), against a fresh
-// database on the local cluster of ../shared/citus/cluster (a coordinator and two workers).
+// queries, the API end to end, webhooks, voter emails, fairness, several outbox processors, a
+// worker added and shards rebalanced under load, the public site and the dashboard over HTTP),
+// against a fresh database on the local cluster of ../shared/citus/cluster (a coordinator and two
+// workers). About 70 s on this 2-core machine, two files at a time as `npm test` runs them (three
+// at a time overloaded it: three PostgreSQL servers and the processors share its two cores). The
+// browser suites are left out (half a minute each; the pages they drive are tested over HTTP).
 const base = require('./jest.config');
 const coordinatorPort = () => Number(process.env.CITUS_PORT || 9700);
 
@@ -18,6 +22,8 @@ const SUITES = [
   'outbox-processors',
   'voter-email',
   'citus-rebalance',
+  'site',
+  'admin',
 ];
 
 module.exports = async () => {

@@ -18,9 +18,11 @@ const describeCitus: (name: string, fn: () => void) => void = onCitus()
 /** Posts each workspace has before the move. */
 const SEEDED = 5;
 /**
- * Shards per distributed table in this test's database (Citus's default is 32): 6 shard groups
- * on two workers, 3 each; with a third worker the rebalancer moves 2 of them, each with the
- * rows of its workspaces in every colocated table, in a few seconds rather than a minute.
+ * Shards per distributed table in this test's database (Citus's default is 32): 4 shard groups
+ * on two workers, 2 each; with a third worker the rebalancer moves one of them, with the rows
+ * of its workspaces in every colocated table. A move takes about 12 s even unloaded (Citus's
+ * background task queue is polled every 5 s, and logical replication has its own waits): with
+ * 6 groups, two moves took 20 s.
  */
 const SHARDS = 4;
 
