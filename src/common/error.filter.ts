@@ -10,6 +10,7 @@ import { PageError } from '../web/shared/page-error';
 import { isPagePath } from '../web/shared/routes';
 import { AppError, ErrorCode } from './app-error';
 import { loggedUrl } from './logging';
+import { PriorAnswer, takeBeforeAnswer } from './prior-answer';
 import type { ChorusRequest } from './request-context';
 
 /** Nest's own exceptions (the router's, the body parser's): by status; other 4xx are invalid_request. */
@@ -38,6 +39,7 @@ export class ErrorFilter implements ExceptionFilter {
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const req = host.switchToHttp().getRequest<ChorusRequest>();
     const res = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof PriorAnswer) return this.writePriorAnswer(res, exception);
     let error = this.toAppError(exception, req);
     if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller) {
       // No route matched, so no guard ran: authenticate and count the request as they would,
@@ -66,9 +68,21 @@ export class ErrorFilter implements ExceptionFilter {
     if (exception instanceof PageError || isPagePath(req.path)) {
       return this.writePage(req, res, exception instanceof PageError ? exception : error);
     }
+    const body = { error: { code: error.code, message: error.message } };
+    await takeBeforeAnswer(req)?.(error.status, body);
+    if (res.headersSent) return;
     res.status(error.status);
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    res.json({ error: { code: error.code, message: error.message } });
+    res.json(body);
+  }
+
+  /** An answer given before (an Idempotency-Key's replay): its status, headers and body as stored. */
+  private writePriorAnswer(res: Response, answer: PriorAnswer): void {
+    if (res.headersSent) return;
+    res.status(answer.status);
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    if (answer.body === undefined || answer.body === null) res.end();
+    else res.json(answer.body);
   }
 
   /** A page's refusal or failure: an error page, with the status and headers it calls for. */

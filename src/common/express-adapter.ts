@@ -2,6 +2,8 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { NestApplicationOptions, StreamableFile } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Application, Response } from 'express';
+import { takeBeforeAnswer } from './prior-answer';
+import type { ChorusRequest } from './request-context';
 
 /**
  * A subclass of Node's request or response class whose instances are born with the prototype
@@ -32,6 +34,7 @@ function bornWithPrototypeOf<C extends new (...args: any[]) => object>(base: C, 
  *   work this API (no ETags) never needs. Node still sends headers and body in one write.
  * - a Buffer (a page, encoded once to be hashed for its ETag) is sent as those bytes.
  *   Anything else (no body, streams, errors, a type set by the handler) goes through Express.
+ * - the request's `beforeAnswer` (an Idempotency-Key's, see takeBeforeAnswer) is awaited first.
  */
 export class ChorusExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
@@ -46,6 +49,12 @@ export class ChorusExpressAdapter extends ExpressAdapter {
   }
 
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    const before = takeBeforeAnswer(response.req as ChorusRequest);
+    if (before) return before(statusCode ?? response.statusCode, body).then(() => this.send(response, body, statusCode));
+    return this.send(response, body, statusCode);
+  }
+
+  private send(response: Response, body: unknown, statusCode?: number): unknown {
     if (Buffer.isBuffer(body)) {
       // A page's bytes, as rendered and hashed (Express would send a Buffer's JSON).
       response.setHeader('Content-Length', body.length);

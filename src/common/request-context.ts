@@ -22,4 +22,6 @@ export interface ChorusRequest extends Request {
    * page's form), raised only after authentication.
    */
   bodyError?: Error;
+  /** Awaited before the answer is sent, with its status and body (see takeBeforeAnswer). */
+  beforeAnswer?: import('./prior-answer').BeforeAnswer;
 }

@@ -1,15 +1,15 @@
-import { Global, Module, UseInterceptors } from '@nestjs/common';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { Global, Module, UseGuards } from '@nestjs/common';
+import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency.store';
 
 /**
- * `Idempotency-Key` for the routes marked `@Idempotent()`: every authenticated POST. It is not a
- * global interceptor, so that the routes that take no key (GET, PATCH, DELETE) run without one:
- * a route with no interceptor skips Nest's Observable pipeline altogether.
+ * `Idempotency-Key` for the routes marked `@Idempotent()`: every authenticated POST. A guard of
+ * those routes, after the global ones (IdempotencyGuard); the routes that take no key (GET,
+ * PATCH, DELETE) do not run it.
  */
 @Global()
-@Module({ providers: [IdempotencyStore, IdempotencyInterceptor], exports: [IdempotencyStore, IdempotencyInterceptor] })
+@Module({ providers: [IdempotencyStore, IdempotencyGuard], exports: [IdempotencyStore, IdempotencyGuard] })
 export class IdempotencyModule {}
 
 /** Marks a POST route as taking `Idempotency-Key` (test/idempotency.e2e checks every POST has it). */
-export const Idempotent = () => UseInterceptors(IdempotencyInterceptor);
+export const Idempotent = () => UseGuards(IdempotencyGuard);

@@ -14,10 +14,13 @@
  * - BENCH_REDIS_URL: default redis://127.0.0.1:6379.
  * - BENCH_POSTS (default 100000), BENCH_ROUNDS (default 5), BENCH_SECONDS per run (default 8),
  *   BENCH_CONNECTIONS (default 32).
+ * - BENCH_ROUTES: the routes to load, `list,create` by default; with one of them (to profile it,
+ *   say) the table is printed and no target is judged.
  * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
  * - Chorus runs with the node flags of package.json's `start:prod` and the image's environment, as
  *   in production (runtime.ts).
- *   CHORUS_NODE_OPTIONS: extra node flags, e.g. `--cpu-prof --cpu-prof-dir=prof`.
+ *   CHORUS_NODE_OPTIONS: extra node flags, e.g. `--cpu-prof --cpu-prof-dir=prof`;
+ *   BENCH_FLOOR_NODE_FLAGS: the floors' node flags (none by default), to profile them alike.
  * - BENCH_BEFORE: the dist/src/main.js of an earlier build (a worktree at an older commit, built):
  *   loaded in the same rounds as a fourth server, so that before and after come from one run. It
  *   must accept this build's database (migrations are applied by the newer one first).
@@ -57,6 +60,7 @@ const hasWrk = (() => {
 })();
 const GENERATOR = process.env.BENCH_GENERATOR ?? (hasWrk ? 'wrk' : 'autocannon');
 const BEFORE = process.env.BENCH_BEFORE;
+const ROUTES = (process.env.BENCH_ROUTES ?? 'list,create').split(',');
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -198,7 +202,8 @@ async function startChorus(mainJs: string, dbUrl: string, flags?: string, env: R
 
 /** A floor server (floor-server.js or strong-floor-server.js, built beside this file) on the bench's database. */
 async function startFloor(script: string, dbUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(__dirname, script)], {
+  const flags = (process.env.BENCH_FLOOR_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, join(__dirname, script)], {
     env: { ...process.env, FLOOR_DATABASE_URL: dbUrl, FLOOR_REDIS_URL: REDIS_URL, FLOOR_WINDOW_MS: WINDOW_MS },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -227,7 +232,7 @@ async function main() {
     const strong = await startFloor('strong-floor-server.js', dbUrl);
     children.push(strong.child);
 
-    const loads: Record<string, Load> = {
+    const allLoads: Record<string, Load> = {
       list: { method: 'GET', path: '/api/v1/posts?limit=25' },
       create: {
         method: 'POST',
@@ -235,6 +240,7 @@ async function main() {
         body: JSON.stringify({ board: 'ideas', title: 'Export the roadmap as PDF', body: 'So that we can share it offline.' }),
       },
     };
+    const loads = Object.fromEntries(Object.entries(allLoads).filter(([route]) => ROUTES.includes(route)));
     // A second Chorus, an earlier build (BENCH_BEFORE), on the same database: before and after in one run.
     const before = BEFORE ? await startChorus(BEFORE, dbUrl, process.env.BENCH_BEFORE_NODE_FLAGS, chorusEnv(process.env.BENCH_BEFORE_ENV)) : undefined;
     if (before) children.push(before.child);
@@ -303,6 +309,10 @@ async function main() {
       `Chorus peak RSS: ${rss.toFixed(0)} MB (plain floor: ${peakRssMb(floor.child.pid!).toFixed(0)} MB, strong floor: ${peakRssMb(strong.child.pid!).toFixed(0)} MB${before ? `, before: ${peakRssMb(before.child.pid!).toFixed(0)} MB` : ''})`,
     );
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+    if (Object.keys(loads).length < Object.keys(allLoads).length) {
+      log(`\nBENCH_ROUTES=${ROUTES.join(',')}: the targets are judged only when every route runs.`);
+      return;
+    }
     const [list, create] = [row('list', 'chorus', 'floor'), row('create', 'chorus', 'floor')];
     const errors = list.errors + create.errors;
     log(`\nIssue 10's targets, Chorus against the plain floor:`);
