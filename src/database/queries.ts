@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import type { Pool, PoolClient, QueryResult } from 'pg';
-import { DatabaseError, escapeLiteral } from 'pg';
+import { DatabaseError } from 'pg';
 
 const poolOf = (db: DataSource) => (db.driver as unknown as { master: Pool }).master;
 
@@ -235,8 +235,19 @@ export function sqlInt(value: number): string {
   return String(value);
 }
 
-/** A string written into SQL as a quoted literal. */
-export const sqlText = (value: string): string => escapeLiteral(value);
+const QUOTE_OR_BACKSLASH = /['\\]/g;
+
+/**
+ * A string written into SQL as a quoted literal, as pg's `escapeLiteral` writes it: quotes and
+ * backslashes doubled, and an `E` before a literal with a backslash. (`escapeLiteral` builds
+ * its answer a character at a time: for an event's JSON, a create's largest value, that was a
+ * fifth of everything a create allocated.)
+ */
+export function sqlText(value: string): string {
+  if (typeof value !== 'string') throw new Error(`Not a string for SQL: ${typeof value}`);
+  const escaped = `'${value.replace(QUOTE_OR_BACKSLASH, (c) => c + c)}'`;
+  return value.includes('\\') ? ` E${escaped}` : escaped;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -21,6 +21,7 @@
  *   in production (runtime.ts).
  *   CHORUS_NODE_OPTIONS: extra node flags, e.g. `--cpu-prof --cpu-prof-dir=prof`;
  *   BENCH_FLOOR_NODE_FLAGS: the floors' node flags (none by default), to profile them alike.
+ *   BENCH_CHORUS_STDOUT: a file that Chorus's standard output (its log, `--trace-gc`'s lines) is appended to.
  * - BENCH_BEFORE: the dist/src/main.js of an earlier build (a worktree at an older commit, built):
  *   loaded in the same rounds as a fourth server, so that before and after come from one run. It
  *   must accept this build's database (migrations are applied by the newer one first).
@@ -35,7 +36,7 @@
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -193,7 +194,8 @@ async function startChorus(mainJs: string, dbUrl: string, flags?: string, env: R
       RATE_LIMIT_WINDOW_MS: WINDOW_MS,
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // Its log lines (and what --trace-gc prints) go to BENCH_CHORUS_STDOUT when set: the file is opened for each Chorus started, so later ones append.
+    stdio: ['ignore', process.env.BENCH_CHORUS_STDOUT ? openSync(process.env.BENCH_CHORUS_STDOUT, 'a') : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`, child); // migrations have run
