@@ -330,9 +330,14 @@ describe('the public site', () => {
     (onEmbeddedDatabase() ? it.skip : it)('[PostgreSQL] an unchanged page is sent again from memory, the same bytes, until something it shows changes', async () => {
       const created = await post({ title: 'Sent from memory' });
       const path = `/${ws.slug}/ideas?sort=new`;
-      const first = await site().get(path);
+      // The post's own NOTIFY can reach this instance after the first render (on Citus under
+      // load it did), and then rightly drops that page: so, up to five times, a render and the
+      // same page asked again, until the second is sent from memory.
+      let [first, kept] = [await site().get(path), await countingStatements(() => site().get(path))];
+      for (let attempt = 1; attempt < 5 && kept.queries > 0; attempt++) {
+        [first, kept] = [await site().get(path), await countingStatements(() => site().get(path))];
+      }
       expect(first.status).toBe(200);
-      const kept = await countingStatements(() => site().get(path));
       expect([kept.result.status, kept.result.text, kept.result.headers.get('etag')]).toEqual([200, first.text, first.headers.get('etag')]);
       expect(kept.result.headers.get('cache-control')).toBe('public, max-age=0, must-revalidate');
       expect(kept.result.headers.get('content-type')).toBe('text/html; charset=utf-8');
