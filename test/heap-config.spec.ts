@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from '../src/config/app-config';
 
 describe('HEAP_GROWING_PERCENT', () => {
-  it('defaults to 10, takes 0 (V8 own) to 400, and refuses anything else by name', () => {
-    expect(loadConfig({}).heapGrowingPercent).toBe(10);
+  it('defaults to 30, takes 0 (V8 own) to 400, and refuses anything else by name', () => {
+    expect(loadConfig({}).heapGrowingPercent).toBe(30);
     expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).toBe(0);
     expect(loadConfig({ HEAP_GROWING_PERCENT: '400' }).heapGrowingPercent).toBe(400);
     for (const value of ['401', '-1', '12.5', 'half']) {

@@ -11,7 +11,7 @@ const flagsOf = (command: string) => command.split(' ').filter((word) => word.st
 
 describe('node flags', () => {
   it('start:prod starts Chorus with the young generation capped', () => {
-    expect(flagsOf(scripts['start:prod'])).toEqual(['--max-semi-space-size=12']);
+    expect(flagsOf(scripts['start:prod'])).toEqual(['--max-semi-space-size=8']);
   });
 
   it('start and start:worker use the same flags as start:prod', () => {

@@ -54,7 +54,7 @@ export class EnvironmentVariables {
   @IsInt({ message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
   @Min(0, { message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
   @Max(400, { message: 'must be a whole number from 0 to 400 (0: V8\'s own)' })
-  HEAP_GROWING_PERCENT: number = 10;
+  HEAP_GROWING_PERCENT: number = 30;
 
   @IsOptional()
   @IsString()

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** glibc's malloc arenas: 1 rather than 8 per core (threads' allocations share it). */
-export const RUNTIME_ENV = { MALLOC_ARENA_MAX: '1' } as const;
+/** glibc's malloc arenas: 2 rather than 8 per core (threads' allocations share them). */
+export const RUNTIME_ENV = { MALLOC_ARENA_MAX: '2' } as const;
 
 /**
  * start:prod's node flags, then CHORUS_NODE_OPTIONS (e.g. `--cpu-prof`). `flags` (by default
