@@ -41,7 +41,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../support/processes';
-import { chorusEnv, chorusNodeArgs } from './runtime';
+import { chorusEnv, chorusNodeArgs, productNodeFlags } from './runtime';
 import { freshDatabase, log, sleep } from './support';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -244,7 +244,9 @@ async function main() {
     };
     const loads = Object.fromEntries(Object.entries(allLoads).filter(([route]) => ROUTES.includes(route)));
     // A second Chorus, an earlier build (BENCH_BEFORE), on the same database: before and after in one run.
-    const before = BEFORE ? await startChorus(BEFORE, dbUrl, process.env.BENCH_BEFORE_NODE_FLAGS, chorusEnv(process.env.BENCH_BEFORE_ENV)) : undefined;
+    // Its own settings, or production's: never Chorus's BENCH_NODE_FLAGS or BENCH_CHORUS_ENV (a default parameter once passed those on).
+    const beforeFlags = process.env.BENCH_BEFORE_NODE_FLAGS ?? productNodeFlags();
+    const before = BEFORE ? await startChorus(BEFORE, dbUrl, beforeFlags, chorusEnv(process.env.BENCH_BEFORE_ENV ?? '')) : undefined;
     if (before) children.push(before.child);
     const targets: Record<string, string> = {
       chorus: chorus.url,

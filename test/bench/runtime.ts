@@ -10,14 +10,18 @@ import { join } from 'node:path';
 /** glibc's malloc arenas: 2 rather than 8 per core (threads' allocations share them). */
 export const RUNTIME_ENV = { MALLOC_ARENA_MAX: '2' } as const;
 
+/** start:prod's node flags, as one string (what `chorusNodeArgs` takes). */
+export function productNodeFlags(): string {
+  const startProd: string = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).scripts['start:prod'];
+  return startProd.split(' ').filter((word) => word.startsWith('--')).join(' ');
+}
+
 /**
  * start:prod's node flags, then CHORUS_NODE_OPTIONS (e.g. `--cpu-prof`). `flags` (by default
  * BENCH_NODE_FLAGS, "" for none) replaces start:prod's, to measure other settings.
  */
 export function chorusNodeArgs(flags = process.env.BENCH_NODE_FLAGS): string[] {
-  const startProd: string = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')).scripts['start:prod'];
-  const product = startProd.split(' ').filter((word) => word.startsWith('--'));
-  return [...(flags === undefined ? product : flags.split(' ')), ...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ')].filter(Boolean);
+  return [...(flags ?? productNodeFlags()).split(' '), ...(process.env.CHORUS_NODE_OPTIONS ?? '').split(' ')].filter(Boolean);
 }
 
 /** `K=V K=V` as an environment (BENCH_CHORUS_ENV and the like), to compare settings in one run. */
