@@ -157,20 +157,6 @@ const prepare = async (client: PoolClient, statement: PreparedSql): Promise<stri
 export async function inPreparedTransaction<T>(db: DataSource, work: (tx: PreparedTransaction) => Promise<T>): Promise<T> {
   const client = await poolOf(db).connect();
   let state = 'idle' as 'idle' | 'open' | 'committed';
-  const run = async <R>(statement: PreparedSql, args: string[], commit: boolean): Promise<R[]> => {
-    if (state === 'committed') throw new Error('The transaction is committed already');
-    const name = await prepare(client, statement);
-    const begin = state === 'idle';
-    const sql = `${begin ? 'BEGIN; ' : ''}EXECUTE ${name} (${args.join(', ')})${commit ? '; COMMIT' : ''}`;
-    state = 'open';
-    try {
-      const results = (await client.query(sql)) as unknown as QueryResult[] | QueryResult;
-      if (commit) state = 'committed';
-      return (Array.isArray(results) ? results[begin ? 1 : 0] : results).rows as R[];
-    } catch (error) {
-      throw asQueryFailed(error, sql, []);
-    }
-  };
   const batch = async (statements: (string | { statement: PreparedSql; args: string[] })[], commit = false): Promise<unknown[][]> => {
     if (state === 'committed') throw new Error('The transaction is committed already');
     const texts: string[] = [];
@@ -187,6 +173,9 @@ export async function inPreparedTransaction<T>(db: DataSource, work: (tx: Prepar
       throw asQueryFailed(error, sql, []);
     }
   };
+  /** One prepared statement: a batch of one. */
+  const run = async <R>(statement: PreparedSql, args: string[], commit: boolean): Promise<R[]> =>
+    (await batch([{ statement, args }], commit))[0] as R[];
   try {
     const result = await work({
       run: (statement, args) => run(statement, args, false),
