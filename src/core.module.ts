@@ -1,12 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from './auth/auth.module';
 import { BoardsModule } from './boards/boards.module';
 import { CommentsModule } from './comments/comments.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
-import { dataSourceOptions } from './database/data-source-options';
+import { DatabaseModule } from './database/database.module';
 import type { DatabaseTarget } from './database/database';
 import { PostsModule } from './posts/posts.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -20,7 +19,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [
         ConfigModule.forRoot(config, database),
-        TypeOrmModule.forRoot(dataSourceOptions(database.url, database.embedded, config.databaseStatementTimeoutMs)),
+        DatabaseModule.forRoot(config, database),
         IdempotencyModule,
         WorkspacesModule,
         AuthModule,

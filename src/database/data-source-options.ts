@@ -76,8 +76,10 @@ export function dataSourceOptions(url: string, embedded: boolean, statementTimeo
     // PGlite is a single session: more than one connection would interleave transactions.
     // The one connection is kept for good, so that no other local process can take its place.
     poolSize: embedded ? 1 : 10,
+    // Pipeline mode: a statement is written without waiting for the answers before it, so that a
+    // transaction's statements that do not wait on each other share a round trip (src/database/sql.ts).
     extra: embedded
-      ? { connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 }
-      : { connectionTimeoutMillis: 10_000, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) },
+      ? { pipeline: true, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 }
+      : { pipeline: true, connectionTimeoutMillis: 10_000, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) },
   };
 }

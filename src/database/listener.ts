@@ -69,3 +69,24 @@ export class Listener {
     await client?.end().catch(() => {});
   }
 }
+
+/**
+ * LISTEN, as the engine allows: on a PostgreSQL server (or Citus's coordinator) a connection of
+ * its own per listener; on the embedded database, where a NOTIFY reaches no other connection,
+ * a listener that never listens, so that whoever trusts a cache only while it hears every
+ * change keeps none, and whoever waits to be woken polls instead.
+ */
+export class Notifications {
+  constructor(
+    private readonly url: string,
+    /** Whether a NOTIFY committed by one connection reaches the others. */
+    readonly heard: boolean,
+  ) {}
+
+  listen(channels: string[], handlers: ConstructorParameters<typeof Listener>[2], name: string): Listener | null {
+    if (!this.heard) return null;
+    const listener = new Listener(this.url, channels, handlers, name);
+    listener.start();
+    return listener;
+  }
+}

@@ -1,0 +1,281 @@
+import { Injectable } from '@nestjs/common';
+import { Database, named, Queryable, statement, Tx } from '../database/sql';
+import type { Page } from '../common/page.query';
+import type { PostCategory, PostStatus } from './post.entity';
+import { PostRow, postSelect } from './post.mapper';
+
+/** What a list asks of the posts table; the board is already looked up. */
+export interface PostQuery {
+  boardId?: string;
+  /** Only posts of public boards (the public site's roadmap). */
+  publicOnly?: boolean;
+  status?: PostStatus;
+  /** Search terms, none empty. */
+  terms: string[];
+  sort: 'new' | 'top';
+  includeMerged: boolean;
+  limit: number;
+  offset: number;
+}
+
+export interface NewPostRow {
+  boardSlug: string;
+  title: string;
+  body: string;
+  category: PostCategory;
+  authorId: string;
+}
+
+/** A post as a change locks it. */
+export interface LockedPost {
+  status: PostStatus;
+  mergedIntoId: number | null;
+}
+
+const ORDER = {
+  new: 'p.created_at DESC, p.id DESC',
+  top: 'p.votes DESC, p.created_at DESC, p.id DESC',
+} as const;
+
+/**
+ * How many posts, in the order asked, a search first walks for its page: 40 times the rows
+ * the page needs (offset + limit + 1), so that a term in one post in 40 or more is answered
+ * there, deep pages included; at least 1,000, and at most 20,000 (walking 41,000 posts that
+ * did not fill the page took 185-390 ms on a busy 2-core machine).
+ */
+const walkLength = (needed: number) => Math.min(20_000, Math.max(1_000, 40 * needed));
+
+/** `%`, `_` and `\` stand for themselves in a search term. */
+const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const CREATE = statement(
+  'post_create',
+  `WITH board AS (SELECT id FROM boards WHERE workspace_id = $1 AND slug = $2),
+        inserted AS (
+          INSERT INTO posts (workspace_id, board_id, title, body, category, author_id, votes)
+          SELECT $1, board.id, $3, $4, $5, $6, 1 FROM board
+          RETURNING *),
+        vote AS (INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM inserted)
+   ${postSelect('inserted')}`,
+);
+const GET = statement('post_get', `${postSelect()} WHERE p.workspace_id = $1 AND p.id = $2`);
+const LOCK = statement(
+  'post_lock',
+  `SELECT id, status, merged_into_id FROM posts WHERE workspace_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE`,
+);
+const PEEK = statement('post_peek', `SELECT id, status, merged_into_id FROM posts WHERE workspace_id = $1 AND id = ANY ($2::bigint[])`);
+const SET_STATUS = statement('post_set_status', `UPDATE posts SET status = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`);
+const RECORD_CHANGE = statement(
+  'post_status_change',
+  `INSERT INTO status_changes (workspace_id, post_id, from_status, to_status, merged_into_id, changed_by) VALUES ($1, $2, $3, $4, $5, $6)`,
+);
+const MARK_MERGED = statement(
+  'post_mark_merged',
+  `UPDATE posts SET status = 'closed', merged_into_id = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+);
+const COPY_VOTES = statement(
+  'post_copy_votes',
+  `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
+   SELECT workspace_id, $3, person_id, created_at FROM votes WHERE workspace_id = $1 AND post_id = $2
+   ON CONFLICT DO NOTHING`,
+);
+const RECOUNT = statement(
+  'post_recount',
+  `UPDATE posts SET votes = (SELECT count(*) FROM votes WHERE workspace_id = $1 AND post_id = $2) WHERE workspace_id = $1 AND id = $2`,
+);
+const CAST_VOTE = statement(
+  'post_cast_vote',
+  `INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING person_id`,
+);
+const REMOVE_VOTES = statement(
+  'post_remove_votes',
+  `DELETE FROM votes WHERE workspace_id = $1 AND post_id = ANY ($2::bigint[]) AND person_id = $3 RETURNING post_id`,
+);
+const VOTED_BY = statement(
+  'post_voted_by',
+  `SELECT post_id FROM votes WHERE workspace_id = $1 AND post_id = ANY ($2::bigint[]) AND person_id = $3`,
+);
+const VOTERS = statement(
+  'post_voters',
+  `SELECT p.name FROM votes v JOIN people p ON p.workspace_id = v.workspace_id AND p.id = v.person_id
+    WHERE v.workspace_id = $1 AND v.post_id = $2
+    ORDER BY v.created_at DESC, v.person_id DESC LIMIT $3 OFFSET $4`,
+);
+const COUNT_COMMENT = statement(
+  'post_count_comment',
+  `UPDATE posts SET comments_count = comments_count + 1 WHERE workspace_id = $1 AND id = $2`,
+);
+const EXISTS = statement('post_exists', `SELECT 1 FROM posts WHERE workspace_id = $1 AND id = $2`);
+
+/**
+ * The posts, votes and status_changes tables: every statement that reads or writes them for
+ * the posts feature, and every write of them from anywhere (a comment counts on its post here).
+ */
+@Injectable()
+export class PostsStore {
+  constructor(protected readonly db: Database) {}
+
+  /** A page of posts (limit + 1 rows, to tell whether there is more), in the order asked. */
+  async list(workspaceId: string, query: PostQuery): Promise<PostRow[]> {
+    const params: unknown[] = [workspaceId];
+    const where = ['p.workspace_id = $1'];
+    if (query.boardId) {
+      params.push(query.boardId);
+      where.push(`p.board_id = $${params.length}`);
+    }
+    if (query.publicOnly) where.push('p.board_id IN (SELECT b.id FROM boards b WHERE b.workspace_id = $1 AND b.public)');
+    if (query.status) {
+      params.push(query.status);
+      where.push(`p.status = $${params.length}`);
+    }
+    if (!query.includeMerged) where.push('p.merged_into_id IS NULL');
+    // Terms never hold white space, so matching `title || ' ' || body` is matching either one.
+    const search = query.terms.map((term) => {
+      params.push(likePattern(term));
+      return `(p.title || ' ' || p.body) ILIKE $${params.length}`;
+    });
+    const order = ORDER[query.sort];
+    params.push(query.limit + 1, query.offset);
+    const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
+    const read = (page: string, values = params) => this.db.rows<PostRow>(named('post_list', `${postSelect(page)} ORDER BY ${order}`), values);
+    const matches = [...where, ...search].join(' AND ');
+    if (search.length === 0) return read(`(SELECT * FROM posts p WHERE ${matches} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`);
+    // A wrong guess of how frequent the terms are is slow either way: walking the workspace
+    // in order for a term that is rare in it, or fetching every match of a term that is
+    // everywhere (250,000 posts at a million, 2 s). So: first a walk of the posts in order,
+    // which stops as soon as the page is full and is enough for a frequent term, deep pages
+    // included; then, when the walk did not fill the page, every candidate that the
+    // workspace's search keys give (WorkspaceSearchKeys), checked with ILIKE. The fence
+    // (OFFSET 0) keeps the other conditions out of the index scan: the LIMIT cannot pull the
+    // planner back to the ordered walk, and no other index on the workspace is read beside it.
+    const needed = query.offset + query.limit + 1;
+    const walk = walkLength(needed);
+    if (needed <= walk) {
+      const walked = await read(
+        `(SELECT * FROM (SELECT * FROM posts p WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $${params.length + 1}) p
+           WHERE ${search.join(' AND ')} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`,
+        [...params, walk],
+      );
+      if (walked.length > query.limit) return walked;
+    }
+    const keys = `${this.searchScope()}chorus_search_keys(p.workspace_id, p.title || ' ' || p.body) @> chorus_search_term_keys($1::uuid, $${params.length + 1}::text[])`;
+    return read(
+      `(SELECT * FROM (SELECT * FROM posts p WHERE ${keys} OFFSET 0) p WHERE ${matches} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`,
+      [...params, query.terms],
+    );
+  }
+
+  /** What the search keys' index scan is also limited by: nothing more on one server. */
+  protected searchScope(): string {
+    return '';
+  }
+
+  async get(q: Queryable, workspaceId: string, id: number): Promise<PostRow | undefined> {
+    return (await q.rows<PostRow>(GET, [workspaceId, id]))[0];
+  }
+
+  async exists(workspaceId: string, id: number): Promise<boolean> {
+    return (await this.db.rows(EXISTS, [workspaceId, id])).length > 0;
+  }
+
+  /** A new post with its author's vote, read back; none when the board is not there. */
+  async create(tx: Tx, workspaceId: string, post: NewPostRow): Promise<PostRow | undefined> {
+    const [row] = await tx.rows<PostRow>(CREATE, [workspaceId, post.boardSlug, post.title, post.body, post.category, post.authorId]);
+    return row;
+  }
+
+  /** Locks posts of a workspace for the transaction, in id order so that two merges cannot deadlock. */
+  async lock(tx: Tx, workspaceId: string, ids: number[]): Promise<Map<number, LockedPost>> {
+    return this.byId(await tx.rows(LOCK, [workspaceId, ids]));
+  }
+
+  /** The same as `lock`, without locking (a check made before the change). */
+  async peek(workspaceId: string, ids: number[]): Promise<Map<number, LockedPost>> {
+    return this.byId(await this.db.rows(PEEK, [workspaceId, ids]));
+  }
+
+  private byId(rows: { id: string; status: PostStatus; merged_into_id: string | null }[]): Map<number, LockedPost> {
+    return new Map(
+      rows.map((row) => [Number(row.id), { status: row.status, mergedIntoId: row.merged_into_id === null ? null : Number(row.merged_into_id) }]),
+    );
+  }
+
+  /** Sets a post's status, and records who changed it from what to what. */
+  setStatus(tx: Tx, workspaceId: string, change: { postId: number; from: PostStatus; to: PostStatus; by: string }): void {
+    tx.send(SET_STATUS, [workspaceId, change.postId, change.to]);
+    tx.send(RECORD_CHANGE, [workspaceId, change.postId, change.from, change.to, null, change.by]);
+  }
+
+  /** Closes `postId` as merged into `into`, whose votes then count its voters once each. */
+  merge(tx: Tx, workspaceId: string, change: { postId: number; into: number; from: PostStatus; by: string }): void {
+    tx.send(COPY_VOTES, [workspaceId, change.postId, change.into]);
+    tx.send(RECOUNT, [workspaceId, change.into]);
+    tx.send(MARK_MERGED, [workspaceId, change.postId, change.into]);
+    tx.send(RECORD_CHANGE, [workspaceId, change.postId, change.from, 'closed', change.into, change.by]);
+  }
+
+  /** Adds a person's vote, recounted; false when it was there already. */
+  async castVote(tx: Tx, workspaceId: string, postId: number, personId: string): Promise<boolean> {
+    const inserted = await tx.rows(CAST_VOTE, [workspaceId, postId, personId]);
+    if (inserted.length > 0) tx.send(RECOUNT, [workspaceId, postId]);
+    return inserted.length > 0;
+  }
+
+  /** Removes a person's vote from these posts, recounting each it was on; answers those. */
+  async removeVotes(tx: Tx, workspaceId: string, postIds: number[], personId: string): Promise<number[]> {
+    const removed = await tx.rows<{ post_id: string }>(REMOVE_VOTES, [workspaceId, postIds, personId]);
+    const posts = [...new Set(removed.map((row) => Number(row.post_id)))];
+    for (const postId of posts) tx.send(RECOUNT, [workspaceId, postId]);
+    return posts;
+  }
+
+  async votedBy(workspaceId: string, personId: string, postIds: number[]): Promise<Set<number>> {
+    const rows = await this.db.rows<{ post_id: string }>(VOTED_BY, [workspaceId, postIds, personId]);
+    return new Set(rows.map((row) => Number(row.post_id)));
+  }
+
+  /** A page of a post's voters' names, newest vote first (limit + 1 rows). */
+  voters(workspaceId: string, postId: number, page: Page): Promise<{ name: string }[]> {
+    return this.db.rows(VOTERS, [workspaceId, postId, page.limit + 1, page.offset]);
+  }
+
+  /** Counts a new comment on its post; false when the post is not there. */
+  async countComment(tx: Tx, workspaceId: string, postId: number): Promise<boolean> {
+    return (await tx.count(COUNT_COMMENT, [workspaceId, postId])) > 0;
+  }
+}
+
+const CITUS = {
+  board: statement('post_create_board', `SELECT id FROM boards WHERE workspace_id = $1 AND slug = $2`),
+  id: statement('post_create_id', `SELECT nextval('posts_id_seq')::text AS id`),
+  insert: statement(
+    'post_create_insert',
+    `INSERT INTO posts (workspace_id, id, board_id, title, body, category, author_id, votes) VALUES ($1, $2, $3, $4, $5, $6, $7, 1)`,
+  ),
+  vote: statement('post_create_vote', `INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3)`),
+};
+
+/**
+ * On Citus a statement should name one workspace's shard. A CTE that inserts and joins the rows
+ * it inserted is not one shard's statement (Citus would send those rows to every node and commit
+ * on every node in two phases), so a create is the board and the post's id (the sequence lives
+ * on the coordinator), then the post, its vote and the read, each a single-shard statement.
+ */
+@Injectable()
+export class CitusPostsStore extends PostsStore {
+  /** Else the search keys' candidates are looked for in every shard. */
+  protected override searchScope(): string {
+    return 'p.workspace_id = $1 AND ';
+  }
+
+  override async create(tx: Tx, workspaceId: string, post: NewPostRow): Promise<PostRow | undefined> {
+    const [boards, [{ id }]] = await Promise.all([
+      tx.rows<{ id: string }>(CITUS.board, [workspaceId, post.boardSlug]),
+      tx.rows<{ id: string }>(CITUS.id),
+    ]);
+    if (boards.length === 0) return undefined;
+    tx.send(CITUS.insert, [workspaceId, id, boards[0].id, post.title, post.body, post.category, post.authorId]);
+    tx.send(CITUS.vote, [workspaceId, id, post.authorId]);
+    return this.get(tx, workspaceId, Number(id));
+  }
+}
