@@ -1,6 +1,5 @@
-import { Client as PgClient } from 'pg';
-import { DataSource, QueryFailedError } from 'typeorm';
-import { readRows } from '../src/database/queries';
+import { Client as PgClient, DatabaseError } from 'pg';
+import { Database } from '../src/database/sql';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
 import { onEmbeddedDatabase, startTestApp, TestApp, testDatabaseUrl } from './support/test-app';
@@ -51,14 +50,27 @@ onPostgres('DATABASE_STATEMENT_TIMEOUT_MS', () => {
     expect((await api.get('/api/v1/posts')).status).toBe(200);
   });
 
-  it('cancels a read on the pool outside TypeORM (a page of posts) as TypeORM would, and the pool serves the next', async () => {
-    const db = t.app.get(DataSource);
-    const failure = await readRows(db, 'SELECT pg_sleep(2)', []).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(QueryFailedError);
-    expect((failure as QueryFailedError<Error & { code: string }>).driverError.code).toBe('57014');
-    const refused = await readRows(db, 'SELECT nope FROM posts', []).catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(QueryFailedError);
-    expect((refused as QueryFailedError<Error & { code: string }>).driverError.code).toBe('42703');
-    expect(await readRows(db, 'SELECT $1::int AS n', [7])).toEqual([{ n: 7 }]);
+  it('cancels a read on the pool (a page of posts) with the database’s error, and the pool serves the next', async () => {
+    const db = t.app.get(Database);
+    const failure = await db.rows('SELECT pg_sleep(2)').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DatabaseError);
+    expect((failure as DatabaseError).code).toBe('57014');
+    const refused = await db.rows('SELECT nope FROM posts').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DatabaseError);
+    expect((refused as DatabaseError).code).toBe('42703');
+    expect(await db.rows('SELECT $1::int AS n', [7])).toEqual([{ n: 7 }]);
+  });
+
+  it('cancels a statement in a transaction, rolls it back, and gives the connection back', async () => {
+    const db = t.app.get(Database);
+    const failure = await db
+      .transaction(async (tx) => {
+        tx.send('CREATE TEMP TABLE chorus_timeout_probe (n int)');
+        await tx.rows('SELECT pg_sleep(2)');
+      })
+      .catch((error: unknown) => error);
+    expect((failure as DatabaseError).code).toBe('57014');
+    expect(await db.rows(`SELECT to_regclass('pg_temp.chorus_timeout_probe') AS t`)).toEqual([{ t: null }]);
+    expect(await db.rows('SELECT $1::int AS n', [8])).toEqual([{ n: 8 }]);
   });
 });

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AppError } from '../common/app-error';
 import { randomBase62 } from '../common/random';
 import type { Caller } from '../common/request-context';
 import { PLANS, isPlan } from '../workspaces/plans';
 import { WorkspacesService } from '../workspaces/workspaces.service';
+import { Database } from '../database/sql';
 import { ApiKeyEntity } from './api-key.entity';
+import { ApiKeysStore } from './api-keys.store';
 import { announceCallersChange, CallerCache } from './caller-cache';
 
 export const KEY_PREFIX = 'chorus_key_';
@@ -15,13 +15,15 @@ const BEARER = /^bearer +(\S+) *$/i;
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 /** How precisely a key's last use is known: a use is written down at most this often. */
 const USE_PRECISION_MS = 5 * 60 * 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class ApiKeysService {
   private readonly logger = new Logger('Keys');
 
   constructor(
-    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    private readonly db: Database,
+    private readonly keys: ApiKeysStore,
     private readonly workspaces: WorkspacesService,
     private readonly callers: CallerCache,
   ) {}
@@ -36,44 +38,31 @@ export class ApiKeysService {
   /** Makes a key whose creator is `memberId` (the dashboard: the member signed in). */
   async createFor(workspaceId: string, memberId: string): Promise<{ id: string; key: string }> {
     const key = KEY_PREFIX + randomBase62(40);
-    const saved = await this.keys.save(
-      this.keys.create({ workspaceId, keyHash: hashKey(key), keyPrefix: key.slice(0, KEY_PREFIX.length + 4), createdBy: memberId }),
-    );
-    return { id: saved.id, key };
+    const id = await this.keys.create({ workspaceId, keyHash: hashKey(key), keyPrefix: key.slice(0, KEY_PREFIX.length + 4), createdBy: memberId });
+    return { id, key };
   }
 
   list(workspaceId: string): Promise<ApiKeyEntity[]> {
-    return this.keys.find({ where: { workspaceId }, order: { createdAt: 'ASC' } });
+    return this.keys.list(workspaceId);
   }
 
   /** The keys as the dashboard lists them: with their creator's name and when they were last used (to a few minutes). */
-  async listShown(workspaceId: string): Promise<(ApiKeyEntity & { creator: string; lastUsedAt: Date | null })[]> {
-    const rows: { id: string; creator: string; last_used_at: Date | null }[] = await this.keys.query(
-      `SELECT k.id, p.name AS creator, u.last_used_at FROM api_keys k
-         JOIN people p ON p.workspace_id = k.workspace_id AND p.id = k.created_by
-         LEFT JOIN api_key_uses u ON u.workspace_id = k.workspace_id AND u.key_id = k.id
-        WHERE k.workspace_id = $1`,
-      [workspaceId],
-    );
-    const extra = new Map(rows.map((row) => [row.id, row]));
-    return (await this.list(workspaceId)).map((key) => Object.assign(key, { creator: extra.get(key.id)!.creator, lastUsedAt: extra.get(key.id)!.last_used_at }));
+  listShown(workspaceId: string): Promise<(ApiKeyEntity & { creator: string; lastUsedAt: Date | null })[]> {
+    return this.keys.list(workspaceId);
   }
 
   /** Revokes a key by id, whatever its workspace (the operator's CLI). */
   async revoke(id: string): Promise<void> {
-    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ id }) : null;
+    const key = UUID.test(id) ? await this.keys.byId(id) : undefined;
     if (!key) throw new AppError('not_found', `No API key with id ${id}.`);
     await this.revokeIn(key.workspaceId, id);
   }
 
   /** Revokes a key of this workspace; a key of another is not found. At once on every instance. */
   async revokeIn(workspaceId: string, id: string): Promise<void> {
-    const key = /^[0-9a-f-]{36}$/i.test(id) ? await this.keys.findOneBy({ workspaceId, id }) : null;
-    if (!key) throw AppError.notFound('API key');
-    if (!key.revokedAt) {
-      await this.keys.update({ workspaceId, id }, { revokedAt: new Date() });
-      await announceCallersChange(this.keys.manager.dataSource);
-    }
+    const key = UUID.test(id) ? await this.keys.byId(id) : undefined;
+    if (!key || key.workspaceId !== workspaceId) throw AppError.notFound('API key');
+    if (await this.keys.revoke(workspaceId, id)) await announceCallersChange(this.db);
     this.callers.clear(); // other processes hear of it through the database (see CallerCache)
   }
 
@@ -119,11 +108,7 @@ export class ApiKeysService {
     if (this.usesWritten.size >= 10_000) this.usesWritten.clear();
     this.usesWritten.set(caller.keyId, now);
     this.keys
-      .query(
-        `INSERT INTO api_key_uses (workspace_id, key_id, last_used_at) VALUES ($1, $2, now())
-         ON CONFLICT (workspace_id, key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`,
-        [caller.workspaceId, caller.keyId],
-      )
+      .noteUse(caller.workspaceId, caller.keyId)
       .catch((error: Error) => {
         this.usesWritten.delete(caller.keyId);
         this.logger.warn(`Could not write down the use of key ${caller.keyId}: ${error.message}`);
@@ -131,14 +116,7 @@ export class ApiKeysService {
   }
 
   private async lookUp(keyHash: string): Promise<Caller | null> {
-    const rows: { key_id: string; created_by: string; workspace_id: string; slug: string; plan: string }[] =
-      await this.keys.query(
-        `SELECT k.id AS key_id, k.created_by, w.id AS workspace_id, w.slug, w.plan
-           FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-        [keyHash],
-      );
-    const row = rows[0];
+    const row = await this.keys.caller(keyHash);
     if (!row) return null;
     return {
       workspaceId: row.workspace_id,

@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
-import { ApiKeyEntity } from './api-key.entity';
 import { ApiKeysService } from './api-keys.service';
+import { ApiKeysStore } from './api-keys.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKeyEntity]), WorkspacesModule],
-  providers: [ApiKeysService],
+  imports: [WorkspacesModule],
+  providers: [ApiKeysService, ApiKeysStore],
   exports: [ApiKeysService],
 })
 export class AuthModule {}

@@ -1,8 +1,6 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { Listener } from '../database/listener';
-import type { DataSource } from 'typeorm';
-import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
-import { isDistributed } from '../database/distribution';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Listener, Notifications } from '../database/listener';
+import { Queryable, statement } from '../database/sql';
 import type { Caller } from '../common/request-context';
 
 /** Channel on which PostgreSQL announces any change to api_keys or workspaces (see the trigger's migration). */
@@ -10,13 +8,15 @@ export const CALLERS_CHANNEL = 'chorus_callers';
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 
+const ANNOUNCE = statement('callers_notify', `SELECT pg_notify($1, '')`);
+
 /**
- * Announces a committed change to api_keys or workspaces where no trigger does: on Citus, whose
- * reference tables take no trigger (migrations/…-DistributeByWorkspace.ts). Elsewhere the
- * trigger has announced it already.
+ * Announces a committed change to api_keys or workspaces. A trigger announces it already on one
+ * server, but Citus's reference tables take no trigger (migrations/…-DistributeByWorkspace.ts):
+ * said once more here, it empties the caches once more, which costs a lookup per key.
  */
-export async function announceCallersChange(db: DataSource): Promise<void> {
-  if (await isDistributed(db)) await db.query(`SELECT pg_notify($1, '')`, [CALLERS_CHANNEL]);
+export async function announceCallersChange(db: Queryable): Promise<void> {
+  await db.count(ANNOUNCE, [CALLERS_CHANNEL]);
 }
 
 /**
@@ -37,7 +37,7 @@ export class CallerCache implements OnApplicationShutdown {
   private listener: Listener | null = null;
   private started = false;
 
-  constructor(@Inject(DATABASE_TARGET) private readonly database: DatabaseTarget) {}
+  constructor(private readonly notifications: Notifications) {}
 
   /** The cached caller of a key hash, or what `load` finds (cached when found). */
   async get(keyHash: string, load: () => Promise<Caller | null>): Promise<Caller | null> {
@@ -62,14 +62,11 @@ export class CallerCache implements OnApplicationShutdown {
   /** Listens lazily: only processes that authenticate requests (not the CLI or a worker) hold the connection. */
   private start(): void {
     this.started = true;
-    if (this.database.embedded) return;
-    this.listener = new Listener(
-      this.database.url,
+    this.listener = this.notifications.listen(
       [CALLERS_CHANNEL],
       { notification: () => this.clear(), onStart: () => this.clear(), whileDown: 'every request looks its key up' },
       'Callers',
     );
-    this.listener.start();
   }
 
   private get listening(): boolean {

@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { OutboxCoreModule } from '../outbox/outbox-core.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
-import { BoardEntity } from './board.entity';
 import { BoardsController } from './boards.controller';
 import { BoardsService } from './boards.service';
+import { BoardsStore } from './boards.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([BoardEntity]), WorkspacesModule],
+  imports: [WorkspacesModule, OutboxCoreModule],
   controllers: [BoardsController],
-  providers: [BoardsService],
+  providers: [BoardsService, BoardsStore],
   exports: [BoardsService],
 })
 export class BoardsModule {}

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { PostsModule } from '../posts/posts.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
-import { CommentEntity } from './comment.entity';
+import { OutboxCoreModule } from '../outbox/outbox-core.module';
 import { CommentsController } from './comments.controller';
 import { CommentsService } from './comments.service';
+import { CommentsStore } from './comments.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([CommentEntity]), PostsModule, WebhooksModule],
+  imports: [PostsModule, OutboxCoreModule],
   controllers: [CommentsController],
-  providers: [CommentsService],
+  providers: [CommentsService, CommentsStore],
   exports: [CommentsService],
 })
 export class CommentsModule {}

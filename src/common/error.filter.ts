@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { Response } from 'express';
-import { QueryFailedError } from 'typeorm';
+import { DatabaseError } from 'pg';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { RequestAuthenticator } from '../auth/request-authenticator';
 import { WorkspaceRateLimiter } from '../rate-limit/workspace-rate-limiter';
@@ -117,7 +117,7 @@ export function toAppError(exception: unknown, req: ChorusRequest, statementTime
     return new AppError(code, exception.message);
   }
   // 57014: cancelled by statement_timeout. The connection itself is fine and back in the pool.
-  if (exception instanceof QueryFailedError && (exception.driverError as { code?: string })?.code === '57014') {
+  if (exception instanceof DatabaseError && exception.code === '57014') {
     return new AppError(
       'query_timeout',
       `The request took longer than the database allows (${statementTimeoutMs} ms) and was cancelled. ` +

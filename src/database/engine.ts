@@ -23,19 +23,20 @@ export async function detectEngine(db: Database, embedded: boolean): Promise<Eng
 
 /**
  * Provides `token` as one of `implementations`, by engine; an engine not named takes the
- * `postgres` one. Each implementation is a provider of its own, so it is built with its own
- * dependencies.
+ * `postgres` one. Each implementation is built as a provider of its own (under a token of its
+ * own: the token is often the PostgreSQL class itself), with its own dependencies.
  */
 export function byEngine<T>(
   token: abstract new (...args: never[]) => T,
   implementations: { postgres: Type<T> } & Partial<Record<Exclude<EngineKind, 'postgres'>, Type<T>>>,
 ): Provider[] {
   const classes = [...new Set(Object.values(implementations))] as Type<T>[];
+  const tokens = classes.map((c) => Symbol(`${token.name} on ${c.name}`));
   return [
-    ...classes,
+    ...classes.map((useClass, i) => ({ provide: tokens[i], useClass })),
     {
       provide: token,
-      inject: [ENGINE_KIND, ...classes],
+      inject: [ENGINE_KIND, ...tokens],
       useFactory: (kind: EngineKind, ...built: T[]) => built[classes.indexOf(implementations[kind] ?? implementations.postgres)],
     },
   ];

@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator';
+import { Database } from '../database/sql';
 import { oldestDue } from '../metrics/metrics.service';
 import { RateLimitStore } from '../rate-limit/rate-limit.store';
 
@@ -20,7 +21,8 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly typeorm: TypeOrmHealthIndicator,
     private readonly limits: RateLimitStore,
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectDataSource() private readonly migrations: DataSource,
+    private readonly db: Database,
   ) {}
 
   /** The process is alive and answering. */
@@ -41,7 +43,7 @@ export class HealthController {
           this.indicators
             .check('migrations')
             .attempt(async () => {
-              if (await this.db.showMigrations()) throw new Error('migrations are pending: run npm run migration:run');
+              if (await this.migrations.showMigrations()) throw new Error('migrations are pending: run npm run migration:run');
               return {};
             })
             .withTimeout(3_000),

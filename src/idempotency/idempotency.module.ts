@@ -1,6 +1,7 @@
 import { Global, Module, UseGuards } from '@nestjs/common';
+import { byEngine } from '../database/engine';
 import { IdempotencyGuard } from './idempotency.guard';
-import { IdempotencyStore } from './idempotency.store';
+import { CitusIdempotencyStore, IdempotencyStore } from './idempotency.store';
 
 /**
  * `Idempotency-Key` for the routes marked `@Idempotent()`: every authenticated POST. A guard of
@@ -8,7 +9,10 @@ import { IdempotencyStore } from './idempotency.store';
  * PATCH, DELETE) do not run it.
  */
 @Global()
-@Module({ providers: [IdempotencyStore, IdempotencyGuard], exports: [IdempotencyStore, IdempotencyGuard] })
+@Module({
+  providers: [...byEngine(IdempotencyStore, { postgres: IdempotencyStore, citus: CitusIdempotencyStore }), IdempotencyGuard],
+  exports: [IdempotencyStore, IdempotencyGuard],
+})
 export class IdempotencyModule {}
 
 /** Marks a POST route as taking `Idempotency-Key` (test/idempotency.e2e checks every POST has it). */

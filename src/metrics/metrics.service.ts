@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/sql';
 
 /** Everything Chorus reports to Prometheus, on a registry of its own. */
 @Injectable()
@@ -31,7 +30,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(@InjectDataSource() db: DataSource) {
+  constructor(db: Database) {
     collectDefaultMetrics({ register: this.registry, prefix: 'chorus_process_' });
     // Read from the database when scraped, so every instance reports the same, shared backlog.
     new Gauge({
@@ -40,7 +39,7 @@ export class MetricsService {
       labelNames: ['what'] as const,
       registers: [this.registry],
       async collect() {
-        const [row]: { deliveries: number; events: number }[] = await db.query(
+        const [row] = await db.rows<{ deliveries: number; events: number }>(
           `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS deliveries,
                   (SELECT count(*) FROM outbox_events WHERE dispatched_at IS NULL)::int AS events`,
         );
@@ -68,8 +67,8 @@ export class MetricsService {
  * Seconds since the oldest due, unclaimed delivery became due (not counting Slack and Discord
  * channels that are told to wait), and whether any processor is sending right now.
  */
-export async function oldestDue(db: DataSource): Promise<{ seconds: number; sending: boolean }> {
-  const [row]: { age: number | null; sending: boolean }[] = await db.query(
+export async function oldestDue(db: Database): Promise<{ seconds: number; sending: boolean }> {
+  const [row] = await db.rows<{ age: number | null; sending: boolean }>(
     `SELECT extract(epoch FROM now() - min(d.next_attempt_at))::float AS age,
             EXISTS (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' AND locked_until > now()) AS sending
        FROM webhook_deliveries d

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppError } from '../common/app-error';
 import { SecretBox } from '../common/secret-box';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 import { readUnsubscribeToken, Unsubscriber } from './unsubscribe-token';
 
 /** Voter email's opt-out: kept on the person, for every address match in the workspace. */
 @Injectable()
 export class UnsubscribeService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly workspaces: WorkspacesService,
     private readonly box: SecretBox,
   ) {}
 
@@ -23,10 +22,6 @@ export class UnsubscribeService {
   /** Stops all voter email of the workspace to the address (emails already queued are not sent). */
   async unsubscribe(token: string): Promise<void> {
     const { workspaceId, email } = this.read(token);
-    await this.db.query(
-      `UPDATE people SET email_unsubscribed_at = now()
-        WHERE workspace_id = $1 AND lower(email) = lower($2) AND email_unsubscribed_at IS NULL`,
-      [workspaceId, email],
-    );
+    await this.workspaces.unsubscribe(workspaceId, email);
   }
 }

@@ -1,23 +1,16 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { BoardsModule } from '../boards/boards.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { byEngine } from '../database/engine';
+import { OutboxCoreModule } from '../outbox/outbox-core.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
-import { PostEntity } from './post.entity';
 import { PostsController } from './posts.controller';
 import { PostsService } from './posts.service';
-import { StatusChangeEntity } from './status-change.entity';
-import { VoteEntity } from './vote.entity';
+import { CitusPostsStore, PostsStore } from './posts.store';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([PostEntity, VoteEntity, StatusChangeEntity]),
-    BoardsModule,
-    WorkspacesModule,
-    WebhooksModule,
-  ],
+  imports: [BoardsModule, WorkspacesModule, OutboxCoreModule],
   controllers: [PostsController],
-  providers: [PostsService],
+  providers: [PostsService, ...byEngine(PostsStore, { postgres: PostsStore, citus: CitusPostsStore })],
   exports: [PostsService],
 })
 export class PostsModule {}

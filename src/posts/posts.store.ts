@@ -105,6 +105,13 @@ const COUNT_COMMENT = statement(
   'post_count_comment',
   `UPDATE posts SET comments_count = comments_count + 1 WHERE workspace_id = $1 AND id = $2`,
 );
+const NEWEST_PUBLIC = statement(
+  'post_newest_public',
+  `SELECT p.id, p.title, b.slug AS board_slug, p.updated_at
+     FROM posts p JOIN boards b ON b.workspace_id = p.workspace_id AND b.id = p.board_id
+    WHERE p.workspace_id = $1 AND b.public AND p.merged_into_id IS NULL
+    ORDER BY p.id DESC LIMIT $2`,
+);
 const EXISTS = statement('post_exists', `SELECT 1 FROM posts WHERE workspace_id = $1 AND id = $2`);
 
 /**
@@ -237,6 +244,10 @@ export class PostsStore {
   /** A page of a post's voters' names, newest vote first (limit + 1 rows). */
   voters(workspaceId: string, postId: number, page: Page): Promise<{ name: string }[]> {
     return this.db.rows(VOTERS, [workspaceId, postId, page.limit + 1, page.offset]);
+  }
+
+  newestPublic(workspaceId: string, limit: number): Promise<{ id: string; title: string; board_slug: string; updated_at: Date }[]> {
+    return this.db.rows(NEWEST_PUBLIC, [workspaceId, limit]);
   }
 
   /** Counts a new comment on its post; false when the post is not there. */

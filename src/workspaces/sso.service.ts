@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { errors, jwtVerify } from 'jose';
-import { DataSource } from 'typeorm';
 import { AppError } from '../common/app-error';
 import { randomBase62 } from '../common/random';
 import { SecretBox } from '../common/secret-box';
+import { WorkspacesStore } from './workspaces.store';
 
 export const SSO_PREFIX = 'sso_';
 /** How long the secret before a rotation keeps working. */
@@ -34,33 +33,20 @@ const context = (workspaceId: string) => `sso_secrets:${workspaceId}`;
 @Injectable()
 export class SsoService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly store: WorkspacesStore,
     private readonly box: SecretBox,
   ) {}
 
   /** Makes a new secret (the first, or in place of the current one); answers it, for the only time. */
   async rotate(workspaceId: string): Promise<string> {
     const secret = SSO_PREFIX + randomBase62(40);
-    const sealed = this.box.seal(secret, context(workspaceId));
-    // The times are the database's, computed apart: Citus takes only immutable functions in DO UPDATE.
-    const [{ now, until }]: { now: Date; until: Date }[] = await this.db.query(
-      `SELECT now() AS now, now() + $1 * interval '1 millisecond' AS until`,
-      [SSO_ROTATION_GRACE_MS],
-    );
-    await this.db.query(
-      `INSERT INTO sso_secrets (workspace_id, secret_sealed, rotated_at) VALUES ($1, $2, $3)
-       ON CONFLICT (workspace_id) DO UPDATE
-          SET previous_sealed = sso_secrets.secret_sealed, secret_sealed = EXCLUDED.secret_sealed,
-              previous_expires_at = $4, rotated_at = EXCLUDED.rotated_at`,
-      [workspaceId, sealed, now, until],
-    );
+    await this.store.rotateSso(workspaceId, this.box.seal(secret, context(workspaceId)), SSO_ROTATION_GRACE_MS);
     return secret;
   }
 
   /** When the secret was last made, or null when the workspace has none. */
   async madeAt(workspaceId: string): Promise<Date | null> {
-    const [row]: { rotated_at: Date }[] = await this.db.query(`SELECT rotated_at FROM sso_secrets WHERE workspace_id = $1`, [workspaceId]);
-    return row?.rotated_at ?? null;
+    return this.store.ssoMadeAt(workspaceId);
   }
 
   /**
@@ -92,12 +78,7 @@ export class SsoService {
   }
 
   private async keys(workspaceId: string): Promise<Uint8Array[]> {
-    const [row]: { secret_sealed: string; previous_sealed: string | null; previous_valid: boolean }[] = await this.db.query(
-      `SELECT secret_sealed, previous_sealed, previous_expires_at > now() AS previous_valid FROM sso_secrets WHERE workspace_id = $1`,
-      [workspaceId],
-    );
-    if (!row) return [];
-    const sealed = [row.secret_sealed, ...(row.previous_sealed && row.previous_valid ? [row.previous_sealed] : [])];
+    const sealed = await this.store.ssoSecrets(workspaceId);
     return sealed.map((s) => new TextEncoder().encode(this.box.open(s, context(workspaceId))));
   }
 }

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { CallerCache } from '../auth/caller-cache';
-import { PersonEntity } from './person.entity';
+import { OutboxCoreModule } from '../outbox/outbox-core.module';
 import { SsoService } from './sso.service';
-import { WorkspaceEntity } from './workspace.entity';
 import { WorkspacesService } from './workspaces.service';
+import { WorkspacesStore } from './workspaces.store';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkspaceEntity, PersonEntity])],
+  imports: [OutboxCoreModule],
   // The callers cache sits here because plan changes, as well as key revocations, clear it.
-  providers: [WorkspacesService, CallerCache, SsoService],
+  providers: [WorkspacesService, WorkspacesStore, CallerCache, SsoService],
   exports: [WorkspacesService, CallerCache, SsoService],
 })
 export class WorkspacesModule {}

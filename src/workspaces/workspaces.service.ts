@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
 import { announceCallersChange, CallerCache } from '../auth/caller-cache';
 import { AppError } from '../common/app-error';
-import { PersonEntity } from './person.entity';
-import { updateReturning } from '../database/queries';
+import { Database, Queryable, Tx } from '../database/sql';
+import { EventsStore } from '../outbox/events.store';
+import { PersonEntity, PersonKind } from './person.entity';
 import { Plan } from './plans';
-import { announceSiteChange } from './site-changes';
 import { isReservedWorkspaceSlug, RESERVED_ROOT_SEGMENTS } from './reserved-slugs';
 import { WorkspaceEntity } from './workspace.entity';
+import { Membership, WorkspacesStore } from './workspaces.store';
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -20,8 +19,9 @@ export interface AuthorInput {
 @Injectable()
 export class WorkspacesService {
   constructor(
-    @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
-    @InjectRepository(PersonEntity) private readonly people: Repository<PersonEntity>,
+    private readonly db: Database,
+    private readonly store: WorkspacesStore,
+    private readonly events: EventsStore,
     private readonly callers: CallerCache,
   ) {}
 
@@ -32,49 +32,42 @@ export class WorkspacesService {
     if (isReservedWorkspaceSlug(input.slug)) {
       throw AppError.invalid('slug', `must not be one of the service's own paths: ${RESERVED_ROOT_SEGMENTS.join(', ')}`);
     }
-    if (await this.workspaces.existsBy({ slug: input.slug })) {
+    if (await this.store.workspaceBySlug(input.slug)) {
       throw new AppError('conflict', `A workspace with slug "${input.slug}" already exists.`);
     }
-    return this.workspaces.save(this.workspaces.create(input));
+    return this.store.createWorkspace(input);
   }
 
   async findBySlug(slug: string): Promise<WorkspaceEntity> {
-    const workspace = await this.workspaces.findOneBy({ slug });
+    const workspace = await this.store.workspaceBySlug(slug);
     if (!workspace) throw AppError.notFound(`workspace "${slug}"`);
     return workspace;
   }
 
   list(): Promise<WorkspaceEntity[]> {
-    return this.workspaces.find({ order: { createdAt: 'ASC' } });
+    return this.store.listWorkspaces();
   }
 
   async setPlan(slug: string, plan: Plan): Promise<WorkspaceEntity> {
-    const workspace = await this.findBySlug(slug);
-    workspace.plan = plan;
-    const saved = await this.workspaces.save(workspace);
-    await announceCallersChange(this.workspaces.manager.dataSource);
+    const saved = await this.store.setPlan(slug, plan);
+    if (!saved) throw AppError.notFound(`workspace "${slug}"`);
+    await announceCallersChange(this.db);
     this.callers.clear(); // other processes hear of it through the database (see CallerCache)
     return saved;
   }
 
-  async addPerson(
-    workspaceId: string,
-    input: { kind: PersonEntity['kind']; name: string; email?: string | null },
-    manager: EntityManager = this.people.manager,
-  ): Promise<PersonEntity> {
-    if (input.email && (await this.findByEmail(workspaceId, input.email, manager))) {
-      throw new AppError('conflict', `Someone with email ${input.email} is already in this workspace.`);
-    }
-    const repo = manager.getRepository(PersonEntity);
-    return repo.save(repo.create({ workspaceId, kind: input.kind, name: input.name, email: input.email ?? null }));
+  async addPerson(workspaceId: string, input: { kind: PersonKind; name: string; email?: string | null }, q: Queryable = this.db): Promise<PersonEntity> {
+    const person = await this.store.addPerson(q, workspaceId, { kind: input.kind, name: input.name, email: input.email ?? null });
+    if (!person) throw new AppError('conflict', `Someone with email ${input.email} is already in this workspace.`);
+    return person;
   }
 
-  findByEmail(workspaceId: string, email: string, manager: EntityManager = this.people.manager) {
-    return manager
-      .getRepository(PersonEntity)
-      .createQueryBuilder('p')
-      .where('p.workspace_id = :workspaceId AND lower(p.email) = lower(:email)', { workspaceId, email })
-      .getOne();
+  findByEmail(workspaceId: string, email: string, q: Queryable = this.db): Promise<PersonEntity | undefined> {
+    return this.store.personByEmail(q, workspaceId, email);
+  }
+
+  findPerson(q: Queryable, workspaceId: string, personId: string): Promise<PersonEntity | undefined> {
+    return this.store.person(q, workspaceId, personId);
   }
 
   /**
@@ -82,49 +75,41 @@ export class WorkspacesService {
    * email (a voter, say) made a member. Someone who is a member already is refused.
    */
   async addMember(workspaceId: string, input: { email: string; name: string }): Promise<PersonEntity> {
-    return this.people.manager.transaction(async (manager) => {
-      const known = await this.findByEmail(workspaceId, input.email, manager);
+    return this.db.transaction(async (tx) => {
+      const known = await this.findByEmail(workspaceId, input.email, tx);
       if (known?.kind === 'member') throw AppError.invalid('email', 'is a member already');
-      if (!known) return this.addPerson(workspaceId, { kind: 'member', name: input.name, email: input.email }, manager);
-      await manager.update(PersonEntity, { workspaceId, id: known.id }, { kind: 'member' });
+      if (!known) return this.addPerson(workspaceId, { kind: 'member', name: input.name, email: input.email }, tx);
+      this.store.setKind(tx, workspaceId, known.id, 'member');
       return { ...known, kind: 'member' };
     });
   }
 
   /**
-   * Takes someone off the members: they stay a person (their posts and comments remain theirs),
-   * and their dashboard sessions end. The last member cannot be removed. Keys they created keep
-   * working (they are the workspace's) until revoked.
+   * Takes someone off the members: they stay a person (their posts and comments remain theirs).
+   * The last member cannot be removed. Keys they created keep working (they are the
+   * workspace's) until revoked. `also` runs in the same transaction (their sessions end).
    */
-  async removeMember(workspaceId: string, personId: string): Promise<void> {
-    await this.people.manager.transaction(async (manager) => {
-      const members: { id: string }[] = await manager.query(
-        `SELECT id FROM people WHERE workspace_id = $1 AND kind = 'member' ORDER BY id FOR UPDATE`,
-        [workspaceId],
-      );
-      if (!members.some((m) => m.id === personId)) throw AppError.notFound('member');
+  async removeMember(workspaceId: string, personId: string, also?: (tx: Tx) => void): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const members = await this.store.lockMembers(tx, workspaceId);
+      if (!members.includes(personId)) throw AppError.notFound('member');
       if (members.length === 1) throw new AppError('conflict', 'The last member of a workspace cannot be removed.');
-      await manager.update(PersonEntity, { workspaceId, id: personId }, { kind: 'user' });
-      await manager.query(`DELETE FROM sessions WHERE workspace_id = $1 AND person_id = $2 AND kind = 'member'`, [workspaceId, personId]);
+      this.store.setKind(tx, workspaceId, personId, 'user');
+      also?.(tx);
     });
   }
 
   /** Where an address is a member, workspace by workspace (the dashboard's sign-in). */
-  async memberships(email: string): Promise<{ workspace: { id: string; slug: string; name: string }; personId: string }[]> {
-    const rows: { id: string; slug: string; name: string; person_id: string }[] = await this.people.query(
-      `SELECT w.id, w.slug, w.name, p.id AS person_id FROM people p JOIN workspaces w ON w.id = p.workspace_id
-        WHERE lower(p.email) = lower($1) AND p.kind = 'member' ORDER BY w.name, w.slug`,
-      [email],
-    );
-    return rows.map((row) => ({ workspace: { id: row.id, slug: row.slug, name: row.name }, personId: row.person_id }));
+  memberships(email: string): Promise<Membership[]> {
+    return this.store.memberships(email);
   }
 
   async findById(id: string): Promise<WorkspaceEntity | null> {
-    return this.workspaces.findOneBy({ id });
+    return (await this.store.workspaceById(id)) ?? null;
   }
 
   listMembers(workspaceId: string): Promise<PersonEntity[]> {
-    return this.people.find({ where: { workspaceId, kind: 'member' }, order: { createdAt: 'ASC' } });
+    return this.store.members(workspaceId);
   }
 
   async findMemberByEmail(workspaceId: string, email: string): Promise<PersonEntity> {
@@ -139,30 +124,13 @@ export class WorkspacesService {
    * `rename` (SSO: the customer's app knows the name) the name shown becomes this one. A guest
    * who signs in is a known user from then on.
    */
-  async signInPerson(
-    workspaceId: string,
-    who: { email: string; name: string },
-    rename: boolean,
-    manager: EntityManager = this.people.manager,
-  ): Promise<PersonEntity> {
-    const inserted: { id: string }[] = await manager.query(
-      `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'user', $2, $3)
-       ON CONFLICT (workspace_id, lower(email)) WHERE email IS NOT NULL DO NOTHING
-       RETURNING id`,
-      [workspaceId, who.name, who.email],
-    );
-    if (inserted.length === 0) {
-      const [changed] = await updateReturning<{ id: string }>(
-        manager,
-        `UPDATE people SET kind = CASE WHEN kind = 'guest' THEN 'user' ELSE kind END,
-                name = CASE WHEN $4 THEN $3 ELSE name END
-          WHERE workspace_id = $1 AND lower(email) = lower($2) AND (kind = 'guest' OR ($4 AND name <> $3))
-         RETURNING id`,
-        [workspaceId, who.email, who.name, rename],
-      );
-      if (changed) await announceSiteChange(manager, workspaceId);
-    }
-    return (await this.findByEmail(workspaceId, who.email, manager))!;
+  async signInPerson(workspaceId: string, who: { email: string; name: string }, rename: boolean): Promise<PersonEntity> {
+    return this.db.transaction(async (tx) => {
+      const added = await this.store.addPerson(tx, workspaceId, { kind: 'user', name: who.name, email: who.email });
+      if (added) return added;
+      if (await this.store.signInKnown(tx, workspaceId, who, rename)) this.events.announceSiteChange(tx, workspaceId);
+      return (await this.findByEmail(workspaceId, who.email, tx))!;
+    });
   }
 
   /**
@@ -170,22 +138,19 @@ export class WorkspacesService {
    * ignored); otherwise a new guest with the name, and the email if one was given. `field` names
    * the input in errors.
    */
-  async resolveAuthor(workspaceId: string, author: AuthorInput, manager: EntityManager, field = 'author'): Promise<PersonEntity> {
+  async resolveAuthor(q: Queryable, workspaceId: string, author: AuthorInput, field = 'author'): Promise<PersonEntity> {
     if (author.email) {
-      const known = await this.findByEmail(workspaceId, author.email, manager);
+      const known = await this.findByEmail(workspaceId, author.email, q);
       if (known) return known;
     }
     if (!author.name) throw AppError.invalid(`${field}.name`, 'is required');
     // Two first posts with one new email at once: the unique index keeps one person.
-    const inserted: { id: string }[] = await manager.query(
-      `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'guest', $2, $3)
-       ON CONFLICT (workspace_id, lower(email)) WHERE email IS NOT NULL DO NOTHING
-       RETURNING id`,
-      [workspaceId, author.name, author.email ?? null],
-    );
-    if (inserted.length > 0) {
-      return manager.getRepository(PersonEntity).findOneByOrFail({ workspaceId, id: inserted[0].id });
-    }
-    return (await this.findByEmail(workspaceId, author.email!, manager))!;
+    const added = await this.store.addPerson(q, workspaceId, { kind: 'guest', name: author.name, email: author.email ?? null });
+    return added ?? (await this.findByEmail(workspaceId, author.email!, q))!;
+  }
+
+  /** Stops voter and changelog email of the workspace to the address. */
+  unsubscribe(workspaceId: string, email: string): Promise<void> {
+    return this.store.unsubscribe(workspaceId, email);
   }
 }

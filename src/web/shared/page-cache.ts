@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { CALLERS_CHANNEL } from '../../auth/caller-cache';
-import { DATABASE_TARGET, DatabaseTarget } from '../../database/database';
-import { Listener } from '../../database/listener';
-import { SITE_CHANNEL } from '../../workspaces/site-changes';
+import { Listener, Notifications } from '../../database/listener';
+import { SITE_CHANNEL } from '../../outbox/events.store';
 
 const MAX_VALIDATORS = 10_000;
 const MAX_WORKSPACES = 10_000;
@@ -57,12 +56,10 @@ export class PageCache implements OnModuleInit, OnApplicationShutdown {
   private epoch = 0;
   private listener: Listener | null = null;
 
-  constructor(@Inject(DATABASE_TARGET) private readonly database: DatabaseTarget) {}
+  constructor(private readonly notifications: Notifications) {}
 
   onModuleInit(): void {
-    if (this.database.embedded) return;
-    this.listener = new Listener(
-      this.database.url,
+    this.listener = this.notifications.listen(
       [SITE_CHANNEL, CALLERS_CHANNEL],
       {
         notification: (channel, workspaceId) => (channel === SITE_CHANNEL ? this.changed(workspaceId) : this.forgetAll()),
@@ -71,7 +68,6 @@ export class PageCache implements OnModuleInit, OnApplicationShutdown {
       },
       'Pages',
     );
-    this.listener.start();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,16 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { BoardEntity } from '../../boards/board.entity';
 import { BoardsService } from '../../boards/boards.service';
 import { AppError } from '../../common/app-error';
 import { CommentResponse } from '../../comments/comment.mapper';
 import { CommentsService } from '../../comments/comments.service';
-import { Links } from '../../config/links';
-import { readRows } from '../../database/queries';
 import { PostStatus } from '../../posts/post.entity';
 import type { PostResponse } from '../../posts/post.mapper';
 import { PostPage, PostsService } from '../../posts/posts.service';
+import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { PageCache } from '../shared/page-cache';
 import { PublicWorkspace, readerOf, SiteContext } from './site-context';
 
@@ -38,18 +35,17 @@ export type PostLookup = { post: PostResponse; board: BoardEntity } | { moved: s
 @Injectable()
 export class SiteService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly workspaces: WorkspacesService,
     private readonly boards: BoardsService,
     private readonly posts: PostsService,
     private readonly commentsService: CommentsService,
     private readonly cache: PageCache,
-    private readonly links: Links,
   ) {}
 
   async workspace(slug: string): Promise<PublicWorkspace> {
     const workspace = await this.cache.workspace(slug, async () => {
-      const rows = await readRows<PublicWorkspace>(this.db, `SELECT id, slug, name FROM workspaces WHERE slug = $1`, [slug]);
-      return rows[0] ?? null;
+      const found = await this.workspaces.findBySlug(slug).catch((error) => (error instanceof AppError ? null : Promise.reject(error)));
+      return found && { id: found.id, slug: found.slug, name: found.name };
     });
     if (!workspace) throw AppError.notFound('workspace');
     return workspace;
@@ -134,15 +130,8 @@ export class SiteService {
   /** Every public board and the posts on them that have a page of their own (never merged ones). */
   async sitemap(site: SiteContext): Promise<{ boards: BoardEntity[]; posts: { url: string; updated_at: Date }[] }> {
     const boards = await this.boards.listPublic(site.workspace.id);
-    const rows = await readRows<{ id: string; title: string; board_slug: string; updated_at: Date }>(
-      this.db,
-      `SELECT p.id, p.title, b.slug AS board_slug, p.updated_at
-         FROM posts p JOIN boards b ON b.workspace_id = p.workspace_id AND b.id = p.board_id
-        WHERE p.workspace_id = $1 AND b.public AND p.merged_into_id IS NULL
-        ORDER BY p.id DESC LIMIT $2`,
-      [site.workspace.id, SITEMAP_SIZE - boards.length - 2],
-    );
-    return { boards, posts: rows.map((row) => ({ url: this.links.post(site.workspace.slug, row.board_slug, Number(row.id), row.title), updated_at: row.updated_at })) };
+    const posts = await this.posts.newestPublic(readerOf(site), SITEMAP_SIZE - boards.length - 2);
+    return { boards, posts };
   }
 
   /** Which of these posts the signed-in visitor's vote counts on. */
