@@ -7,7 +7,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
 import { Mailer } from '../notifications/mailer';
-import { OUTBOX_CHANNEL } from '../webhooks/events.service';
+import { OUTBOX_CHANNEL } from './events.store';
 import { Channel, ChannelKind, isChat, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
 import { FanOut } from './fan-out';
 import { isEmptyLook, Look, Wakes, workspaceNamed } from './look';

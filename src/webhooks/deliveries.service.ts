@@ -8,7 +8,7 @@ import { Channel, DELIVERY_SELECT, DeliveryRow, toDeliveryResponse } from './del
 import { EndpointsService } from './endpoints.service';
 import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
 import type { WebhookEndpointEntity } from './webhook-endpoint.entity';
-import { OUTBOX_CHANNEL } from './events.service';
+import { OUTBOX_CHANNEL } from '../outbox/events.store';
 
 export interface PostEventDeliveries {
   event: { id: string; type: string; created_at: Date };

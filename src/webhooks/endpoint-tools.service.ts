@@ -12,7 +12,7 @@ import { PLANS, isPlan } from '../workspaces/plans';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryResponse } from './delivery.mapper';
 import { EndpointsService } from './endpoints.service';
-import { OUTBOX_CHANNEL } from './events.service';
+import { OUTBOX_CHANNEL } from '../outbox/events.store';
 import { WebhookChannel } from './webhook.channel';
 
 /** How far back `recover` reaches. */

@@ -6,7 +6,6 @@ import { DeliveryAttemptEntity } from './delivery-attempt.entity';
 import { EndpointToolsService } from './endpoint-tools.service';
 import { EndpointsController } from './endpoints.controller';
 import { EndpointsService } from './endpoints.service';
-import { EventsService } from './events.service';
 import { NameResolver, nameResolverProvider } from './name-resolver';
 import { OutboxEventEntity } from './outbox-event.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
@@ -25,7 +24,6 @@ import { Quota } from '../outbox/quota';
   // Endpoint tests send through the outbox's channels and count against its quota: one instance
   // of each, which the outbox takes from here.
   providers: [
-    EventsService,
     EndpointsService,
     DeliveriesService,
     nameResolverProvider,
@@ -37,7 +35,6 @@ import { Quota } from '../outbox/quota';
     Quota,
   ],
   exports: [
-    EventsService,
     EndpointsService,
     EndpointToolsService,
     DeliveriesService,

@@ -11,7 +11,7 @@ import type { MailMessage } from '../../notifications/mailer';
 import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
 import { RateLimitStore } from '../../rate-limit/rate-limit.store';
-import { OUTBOX_CHANNEL } from '../../webhooks/events.service';
+import { OUTBOX_CHANNEL } from '../../outbox/events.store';
 import { hashSecret, newSecret, SessionKind } from './sessions.service';
 
 /** Wrong codes after which a code is spent. */
