@@ -3,7 +3,9 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { BearerGuard } from './auth/bearer.guard';
 import { RequestAuthenticator } from './auth/request-authenticator';
 import { BodyErrorGuard } from './common/body-error.guard';
-import { ErrorFilter } from './common/error.filter';
+import { ErrorFilter, ErrorPages, UnroutedApi } from './common/error.filter';
+import { UnroutedApiCheck } from './auth/unrouted-api';
+import { PageErrorWriter } from './web/shared/error-pages';
 import type { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import type { DatabaseTarget } from './database/database';
@@ -45,6 +47,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BearerGuard },
         { provide: APP_GUARD, useExisting: WorkspaceThrottlerGuard },
         { provide: APP_GUARD, useClass: BodyErrorGuard },
+        { provide: UnroutedApi, useClass: UnroutedApiCheck },
+        { provide: ErrorPages, useClass: PageErrorWriter },
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],
     };

@@ -11,8 +11,8 @@ import { DatabaseTarget, runMigrations } from './database/database';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
+import { isPagePath } from './web/shared/routes';
 import { orderRoutes } from './common/route-order';
-import { isDistributed } from './database/distribution';
 
 /** The HTTP application, with migrations applied, initialised; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
@@ -26,11 +26,11 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(observeRequests(logger, app.get(MetricsService)));
-  app.use(jsonBody);
+  // Pages (the site, the dashboard, the email links) take forms: pageRequests reads them.
+  app.use(jsonBody(isPagePath));
   app.use(pageRequests(app.get(Links)));
   serveOpenApi(app);
   await runMigrations(app.get(DataSource), database.embedded);
-  await isDistributed(app.get(DataSource)); // known before any request or processor asks
   await app.init();
   orderRoutes(app);
   return app;

@@ -1,13 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, NotFoundException, Optional } from '@nestjs/common';
 import type { Response } from 'express';
 import { DatabaseError } from 'pg';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { RequestAuthenticator } from '../auth/request-authenticator';
-import { WorkspaceRateLimiter } from '../rate-limit/workspace-rate-limiter';
-import { Links } from '../config/links';
-import { renderErrorPage } from '../web/shared/error-page';
-import { PageError } from '../web/shared/page-error';
-import { isPagePath } from '../web/shared/routes';
 import { AppError, ErrorCode } from './app-error';
 import { loggedUrl } from './logging';
 import { PriorAnswer, takeBeforeAnswer } from './prior-answer';
@@ -22,6 +16,27 @@ const HTTP_CODES: Record<number, ErrorCode> = {
 };
 
 /**
+ * Answers errors of the pages people read with an error page (web/shared provides it): the
+ * filter stays below the pages, which register how they are answered.
+ */
+export abstract class ErrorPages {
+  /** Whether this request, failed with `exception`, is answered with a page. */
+  abstract answers(req: ChorusRequest, exception: unknown): boolean;
+  /** Whether `exception` is a page's own refusal, logged by the request's line alone. */
+  abstract isRefusal(exception: unknown): boolean;
+  abstract write(req: ChorusRequest, res: Response, exception: unknown, error: AppError): void;
+}
+
+/**
+ * An /api request that no route matched, so that no guard ran: authenticated and counted as a
+ * route would (auth provides it), so that a caller without a valid key learns nothing about
+ * which routes exist.
+ */
+export abstract class UnroutedApi {
+  abstract check(req: ChorusRequest, res: Response): Promise<void>;
+}
+
+/**
  * The one place that writes error bodies: `{ error: { code, message } }` for the API, and an
  * error page for the pages people read (the public site, the dashboard, the email links).
  */
@@ -30,10 +45,9 @@ export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
   constructor(
-    private readonly authenticator: RequestAuthenticator,
-    private readonly limiter: WorkspaceRateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly links: Links,
+    @Optional() private readonly pages?: ErrorPages,
+    @Optional() private readonly unrouted?: UnroutedApi,
   ) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
@@ -41,20 +55,15 @@ export class ErrorFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (exception instanceof PriorAnswer) return this.writePriorAnswer(res, exception);
     let error = this.toAppError(exception, req);
-    if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller) {
-      // No route matched, so no guard ran: authenticate and count the request as they would,
-      // so that a caller without a valid key learns nothing about which routes exist.
-      error = await this.authenticator
-        .authenticate(req)
-        .then(() => this.limiter.apply(req, res))
-        .then(
+    if (exception instanceof NotFoundException && req.path.startsWith('/api') && !req.caller && this.unrouted) {
+      error = await this.unrouted.check(req, res).then(
           () => error,
           (guardError: unknown) => this.toAppError(guardError, req),
         );
     }
     // A page's refusal is the request's fault, logged at warn by the request's own line; and a
     // logged address never keeps a sign-in token (loggedUrl).
-    if (exception instanceof PageError) {
+    if (this.pages?.isRefusal(exception)) {
       // nothing more to log
     } else if (error.code === 'query_timeout') {
       this.logger.warn(`${req.method} ${loggedUrl(req.originalUrl)} cancelled by the statement timeout (request ${req.id})`);
@@ -65,9 +74,7 @@ export class ErrorFilter implements ExceptionFilter {
       );
     }
     if (res.headersSent) return;
-    if (exception instanceof PageError || isPagePath(req.path)) {
-      return this.writePage(req, res, exception instanceof PageError ? exception : error);
-    }
+    if (this.pages?.answers(req, exception)) return this.pages.write(req, res, exception, error);
     const body = { error: { code: error.code, message: error.message } };
     await takeBeforeAnswer(req)?.(error.status, body);
     if (res.headersSent) return;
@@ -83,17 +90,6 @@ export class ErrorFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
     if (answer.body === undefined || answer.body === null) res.end();
     else res.json(answer.body);
-  }
-
-  /** A page's refusal or failure: an error page, with the status and headers it calls for. */
-  private writePage(req: ChorusRequest, res: Response, error: AppError | PageError): void {
-    const status = error.status;
-    res.status(status);
-    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    res.setHeader('Cache-Control', 'no-store');
-    res.type('html');
-    const workspace = req.site?.workspace ?? null;
-    res.send(renderErrorPage({ status, title: error instanceof PageError ? error.title : undefined, message: error.message, path: req.path, workspace }, this.links));
   }
 
   private toAppError(exception: unknown, req: ChorusRequest): AppError {

@@ -1,7 +1,6 @@
 import type { NextFunction, Response } from 'express';
 import express from 'express';
 import { AppError } from './app-error';
-import { isPagePath } from '../web/shared/routes';
 import type { ChorusRequest } from './request-context';
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -40,11 +39,17 @@ const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () 
 
 /**
  * Parses a JSON body without answering: a bad body is kept on the request and raised only
- * after authentication (401 and 403 come before any problem with the request itself).
+ * after authentication (401 and 403 come before any problem with the request itself). Paths
+ * that `readsOwnBody` says read their own (the pages' forms) are left alone.
  */
-export function jsonBody(req: ChorusRequest, res: Response, next: NextFunction): void {
-  // Pages (the site, the dashboard, the email links) take forms: src/web/shared/page-requests.ts reads them.
-  if (isPagePath(req.path)) return next();
+export const jsonBody =
+  (readsOwnBody: (path: string) => boolean) =>
+  (req: ChorusRequest, res: Response, next: NextFunction): void => {
+    if (readsOwnBody(req.path)) return next();
+    readJson(req, res, next);
+  };
+
+function readJson(req: ChorusRequest, res: Response, next: NextFunction): void {
   if (!hasBody(req)) {
     req.body = {};
     return next();

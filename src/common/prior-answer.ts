@@ -1,4 +1,4 @@
-import type { ChorusRequest } from './request-context';
+import type { BeforeAnswer, ChorusRequest } from './request-context';
 
 /**
  * An answer given in full before the route runs: an `Idempotency-Key`'s stored answer, replayed.
@@ -11,9 +11,6 @@ export class PriorAnswer {
     readonly headers: Record<string, string>,
   ) {}
 }
-
-/** What must happen before a request's answer goes out, given its status and body (storing it for an Idempotency-Key). */
-export type BeforeAnswer = (status: number, body: unknown) => Promise<void>;
 
 /**
  * The request's `beforeAnswer`, taken off it so that it runs once: the adapter's `reply` awaits it

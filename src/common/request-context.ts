@@ -13,15 +13,14 @@ export interface Caller {
 export interface ChorusRequest extends Request {
   id: string;
   caller?: Caller;
-  /** On a page of a workspace's public site: the workspace and who is signed in (the site's guard). */
-  site?: import('../web/site/site-context').SiteContext;
-  /** On a dashboard page: the member signed in and their workspace (the dashboard's guard). */
-  admin?: import('../web/admin/admin-context').AdminContext;
   /**
    * A problem with the body found while parsing it (an AppError for the API, a PageError for a
    * page's form), raised only after authentication.
    */
   bodyError?: Error;
   /** Awaited before the answer is sent, with its status and body (see takeBeforeAnswer). */
-  beforeAnswer?: import('./prior-answer').BeforeAnswer;
+  beforeAnswer?: BeforeAnswer;
 }
+
+/** What must happen before a request's answer goes out, given its status and body (storing it for an Idempotency-Key). */
+export type BeforeAnswer = (status: number, body: unknown) => Promise<void>;

@@ -12,3 +12,10 @@ export const memberActor = (admin: AdminContext) => ({
   workspaceSlug: admin.workspace.slug,
   personId: admin.member.personId,
 });
+
+declare module '../../common/request-context' {
+  interface ChorusRequest {
+    /** On a dashboard page: the member signed in and their workspace (the dashboard's guard). */
+    admin?: AdminContext;
+  }
+}

@@ -26,3 +26,10 @@ export const actorOf = (site: SiteContext) => ({
 });
 
 export const readerOf = (site: SiteContext) => ({ workspaceId: site.workspace.id, workspaceSlug: site.workspace.slug });
+
+declare module '../../common/request-context' {
+  interface ChorusRequest {
+    /** On a page of a workspace's public site: the workspace and who is signed in (the site's guard). */
+    site?: SiteContext;
+  }
+}
