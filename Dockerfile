@@ -23,7 +23,7 @@ RUN if [ "$PREBUILT" = true ]; then test -f dist/src/main.js -a -d node_modules/
 FROM node:20-bookworm-slim
 # V8's young generation at 2 x 8 MB instead of 2 x 16 (the same flag as in package.json's start
 # scripts), and glibc's malloc arenas at 2: together 30 MB less at peak under load, for no CPU
-# that bench:floor can see (README "Memory").
+# that bench:floor can see (docs/operating.md, "Memory").
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=8 \
     MALLOC_ARENA_MAX=2 \

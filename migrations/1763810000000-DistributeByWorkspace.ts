@@ -12,7 +12,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - triggers on reference tables (they would fire on the shards, on the worker nodes, where no
  *   instance LISTENs): `chorus_callers` is announced by the code that changes api_keys or
  *   workspaces instead (src/auth/caller-cache.ts). A change made by hand in SQL must
- *   `NOTIFY chorus_callers` itself on Citus (the README says so).
+ *   `NOTIFY chorus_callers` itself on Citus (docs/citus.md says so).
  * - a foreign key from a reference table to a distributed one: api_keys' creator
  *   (workspace_id, created_by) → people is dropped; keys are only ever made for a member read
  *   in the same request (ApiKeysService.createFor's callers) and people are never deleted.

@@ -17,7 +17,7 @@ export function exitOnStartupError(error: unknown, what = 'Chorus could not star
  * it ends, and by default V8 lets that garbage pile up to about four times the live heap before a
  * full collection: peak RSS went from 146 MB idle to ~280 MB under `bench:floor`'s list load. At
  * 50% it stayed near 170 MB for the same CPU per request; at 30%, with the young generation capped
- * by `--max-semi-space-size=8` at launch (README "Memory"), near 155 MB (`HEAP_GROWING_PERCENT`;
+ * by `--max-semi-space-size=8` at launch (docs/operating.md, "Memory"), near 155 MB (`HEAP_GROWING_PERCENT`;
  * V8 reads this flag at every collection, so setting it at start works; the young generation's
  * size is fixed when the heap is made, so that one must be a launch flag).
  */

@@ -6,7 +6,7 @@ import { Receiver } from './support/receiver';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
 
-// Issue 13: requests answered exactly as the README and the decisions document them.
+// Issue 13: requests answered exactly as docs/api.md and the decisions document them.
 
 describe('requests, exactly as documented', () => {
   let t: TestApp;

@@ -48,7 +48,7 @@ describe('authentication and plans', () => {
     expect((await api.get('/api/v1/boards', { key: other.key })).status).toBe(200); // now cached
     // Another process (the CLI, or SQL by hand) changes the database; this instance is not told directly.
     // On Citus no trigger announces it (reference tables take none): SQL by hand follows the
-    // change with NOTIFY chorus_callers, in its transaction, as the README says.
+    // change with NOTIFY chorus_callers, in its transaction, as docs/citus.md says.
     const elsewhere = new PgClient({ connectionString: testDatabaseUrl() });
     const change = (sql: string) =>
       elsewhere.query(onCitus() ? `BEGIN; ${sql}; NOTIFY chorus_callers; COMMIT` : sql);

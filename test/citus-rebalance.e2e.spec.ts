@@ -27,7 +27,7 @@ const SEEDED = 5;
 const SHARDS = 4;
 
 /**
- * An operator adds a worker node and rebalances while Chorus serves (README, "Citus"): posts
+ * An operator adds a worker node and rebalances while Chorus serves (docs/citus.md): posts
  * are created through the API all along, and their webhooks delivered to a local receiver by
  * the outbox processor, while Citus moves shard groups to the new node (logical replication,
  * writes to a shard group held only for the switch). No answer is a 5xx, no post is lost, and

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUNTIME_ENV } from './bench/runtime';
 
-// Chorus's V8 flags (README "Memory") are read only when Node starts, so every way of starting it
+// Chorus's V8 flags (docs/operating.md, "Memory") are read only when Node starts, so every way of starting it
 // must pass them: package.json's start scripts, and the image's NODE_OPTIONS. The benches start
 // Chorus with start:prod's, and with the environment the image sets beside them.
 const root = join(__dirname, '..');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createWorkspace } from './support/factories';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
-import { callsAsTypeScript, readmeApiBlocks, readmeCalls } from './support/readme-calls';
+import { apiDocumentBlocks, callsAsTypeScript, documentedCalls } from './support/documented-calls';
 import { startTestApp, TestApp } from './support/test-app';
 import { TYPED_CLIENT_HEAD } from './support/typed-client';
 
@@ -19,18 +19,19 @@ const BASE_URL = 'https://feedback.acme.test';
 /** The linters and tsc are whole programs of their own: on a busy 2-core machine each takes a while. */
 const TOOL_TIMEOUT = 180_000;
 
-/** The README's snippet under a heading, as written. */
-function readmeSnippet(heading: string, language: string): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf(heading));
+/** A document's snippet under a heading, as written. */
+function documentedSnippet(document: string, heading: string, language: string): string {
+  const text = readFileSync(join(root, document), 'utf8');
+  const section = text.slice(text.indexOf(`\n${heading}\n`));
   return new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(section)![1];
 }
 
 /**
  * The served document taken as integrators take it: two linters with their stock rulesets,
  * openapi-typescript with its defaults, and `tsc --strict` over a client that makes the
- * README's calls with the README's bodies and over the README's delivery verification. The
- * README's calls also run as written (curl and jq) against a fresh workspace.
+ * documented calls (docs/api.md, then docs/webhooks.md) with their bodies and over the documented
+ * delivery verification. The documented calls also run as written (curl and jq) against a fresh
+ * workspace.
  */
 describe('the OpenAPI document, through public tools', () => {
   let t: TestApp;
@@ -40,7 +41,7 @@ describe('the OpenAPI document, through public tools', () => {
   const workspaces: string[] = [];
 
   beforeAll(async () => {
-    // Its processor sends the README's deliveries; no other file's may take them meanwhile.
+    // Its processor sends the documented calls' deliveries; no other file's may take them meanwhile.
     release = await holdProcessorLock();
     t = await startTestApp({ BASE_URL, RUN_WORKER: 'true', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     const res = await fetch(`${t.baseUrl}/api/v1/openapi.json`);
@@ -95,17 +96,17 @@ describe('the OpenAPI document, through public tools', () => {
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   }, TOOL_TIMEOUT);
 
-  it('gives openapi-typescript types that the README\'s calls and delivery check compile against', async () => {
+  it('gives openapi-typescript types that the documented calls and delivery check compile against', async () => {
     await run(bin('openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'chorus-api.d.ts')]);
-    const calls = callsAsTypeScript(readmeCalls(readmeApiBlocks()), Object.keys(document.paths));
+    const calls = callsAsTypeScript(documentedCalls(apiDocumentBlocks()), Object.keys(document.paths));
     expect(calls.length).toBeGreaterThanOrEqual(15);
     const documented = Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
       Object.keys(item).map((method) => `'${method}', '${path}'`),
     );
-    // Every operation is shown in the README.
+    // Every operation is shown in docs/api.md or docs/webhooks.md.
     expect(documented.filter((operation) => !calls.some((call) => call.includes(operation)))).toEqual([]);
     writeFileSync(join(dir, 'client.ts'), `${TYPED_CLIENT_HEAD}${calls.map((c) => `  ${c}`).join('\n')}\n}\n`);
-    writeFileSync(join(dir, 'verify.ts'), readmeSnippet('### Verify deliveries', 'ts'));
+    writeFileSync(join(dir, 'verify.ts'), documentedSnippet('docs/webhooks.md', '## Verify deliveries', 'ts'));
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
@@ -129,14 +130,14 @@ describe('the OpenAPI document, through public tools', () => {
     expect(stdout).toBe('');
   }, TOOL_TIMEOUT);
 
-  it('the README\'s calls run as written on a fresh workspace, each id taken from an earlier answer', async () => {
+  it('the documented calls run as written on a fresh workspace, each id taken from an earlier answer', async () => {
     const ws = await createWorkspace(t.app);
     workspaces.push(ws.id);
     const receiver: Server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     try {
-      const script = readmeApiBlocks()
+      const script = apiDocumentBlocks()
         .filter((block) => block.includes('curl '))
         .join('\n')
         .replace(/^KEY=.*$/m, '')

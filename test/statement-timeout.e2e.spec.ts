@@ -4,7 +4,7 @@ import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
 import { onEmbeddedDatabase, startTestApp, TestApp, testDatabaseUrl } from './support/test-app';
 
-// PGlite does not enforce statement_timeout (README: configuration), so this runs on PostgreSQL only.
+// PGlite does not enforce statement_timeout (docs/operating.md, "Configuration"), so this runs on PostgreSQL only.
 const onPostgres = onEmbeddedDatabase() ? describe.skip : describe;
 
 onPostgres('DATABASE_STATEMENT_TIMEOUT_MS', () => {

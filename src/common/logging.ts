@@ -6,10 +6,41 @@ import type { MetricsService } from '../metrics/metrics.service';
 import { pooledRandomId } from './random';
 import type { ChorusRequest } from './request-context';
 
-/** The process's one pino logger: JSON lines on standard output at LOG_LEVEL. */
-export function createLogger(level: string): Pino {
-  return pino({ level });
+/**
+ * The process's one pino logger at LOG_LEVEL, on standard output: JSON lines, for log collectors
+ * (containers, pipes, tests), or readable lines when a person watches a terminal.
+ */
+export function createLogger(level: string, readable = process.stdout.isTTY === true): Pino {
+  return readable ? pino({ level }, readableLines(process.stdout)) : pino({ level });
 }
+
+/**
+ * pino-pretty's lines, written as each is logged (a stream of its own would write them a tick
+ * later, after the demo's banner that follows them): `12:00:00.000 INFO: Outbox: delivery
+ * attempt {…}`, a request as `request completed: GET /api/v1/boards 200 in 3 ms (req_…)`, and
+ * a stack on the lines below.
+ */
+export function readableLines(output: { write(text: string): unknown }): { write(line: string): void } {
+  // Loaded only for a terminal, so that a server's memory does not carry it.
+  const { prettyFactory } = require('pino-pretty') as typeof import('pino-pretty');
+  const pretty = prettyFactory({
+    translateTime: 'SYS:HH:MM:ss.l',
+    singleLine: true,
+    ignore: 'pid,hostname,context,req,res,responseTime',
+    errorLikeObjectKeys: ['err', 'stack'],
+    customPrettifiers: { stack: (stack) => String(stack) },
+    messageFormat: (log, messageKey) => {
+      const message = `${typeof log.context === 'string' ? `${log.context}: ` : ''}${String(log[messageKey] ?? '')}`;
+      const { req, res, responseTime } = log as { req?: { id: string; method: string; url: string }; res?: { statusCode: number }; responseTime?: number };
+      if (!req || !res) return message;
+      return `${message}: ${req.method} ${req.url} ${res.statusCode} in ${responseTime} ms (${req.id})`;
+    },
+  });
+  return { write: (line) => void output.write(pretty(line)) };
+}
+
+/** Nest's own start-up lines (each module initialised, each route mapped): at debug, so that a start shows what Chorus says. */
+const NEST_START_UP = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
 /**
  * Nest's logger over pino: a line with the message and its `context` (the class that wrote it).
@@ -21,7 +52,8 @@ export class NestPinoLogger implements LoggerService {
   constructor(private readonly pino: Pino) {}
 
   log(message: unknown, ...rest: unknown[]): void {
-    this.write('info', message, rest);
+    const context = rest[rest.length - 1];
+    this.write(typeof context === 'string' && NEST_START_UP.has(context) ? 'debug' : 'info', message, rest);
   }
 
   error(message: unknown, ...rest: unknown[]): void {

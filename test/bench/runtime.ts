@@ -1,7 +1,7 @@
 /**
  * How a built Chorus runs in production, for the benches to start it the same way: the node
  * flags of package.json's `start:prod` (the image sets the same in NODE_OPTIONS) and the
- * environment the image sets beside them (README "Memory"; test/node-flags.spec.ts holds the
+ * environment the image sets beside them (docs/operating.md, "Memory"; test/node-flags.spec.ts holds the
  * three together).
  */
 import { readFileSync } from 'node:fs';

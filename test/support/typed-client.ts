@@ -1,6 +1,6 @@
 /**
  * The head of the typed client the OpenAPI tools test compiles: a small `fetch` client typed
- * by nothing but openapi-typescript's output (`chorus-api.d.ts`); the README's calls follow.
+ * by nothing but openapi-typescript's output (`chorus-api.d.ts`); the documented calls follow.
  */
 export const TYPED_CLIENT_HEAD = `
 import type { components, paths } from './chorus-api';
@@ -43,5 +43,5 @@ async function call<P extends keyof paths, M extends MethodsOf<P>>(
   return (res.status === 204 ? undefined : await res.json()) as Success<Op<P, M>>;
 }
 
-export async function readmeCalls(): Promise<void> {
+export async function documentedCalls(): Promise<void> {
 `;

@@ -106,7 +106,7 @@ export class AdminDevelopersController {
         status: 201,
         notice: 'The endpoint was created.',
         secret: secret
-          ? { label: 'Its signing secret', value: secret, note: <p>Check each delivery's <code>Chorus-Signature</code> with it (the README shows how).</p> }
+          ? { label: 'Its signing secret', value: secret, note: <p>Check each delivery's <code>Chorus-Signature</code> with it (Chorus's docs/webhooks.md shows how).</p> }
           : null,
       });
     } catch (error) {

@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The `sh` blocks of the README's API section ("## The API" up to the next "## "), in order. */
-export function readmeApiBlocks(): string[] {
-  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## The API');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
+/** The documents whose `sh` blocks call the API, in the order a reader runs them in one shell. */
+export const API_DOCUMENTS = ['docs/api.md', 'docs/webhooks.md'];
+
+/** The `sh` blocks of the API's documents, in order. */
+export function apiDocumentBlocks(): string[] {
+  return API_DOCUMENTS.flatMap((document) => {
+    const text = readFileSync(join(__dirname, '..', '..', document), 'utf8');
+    return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
+  });
 }
 
 /** A shell word; `$NAME` references are kept as `\u0000NAME\u0000`. */
@@ -52,7 +55,7 @@ function words(line: string): { words: string[]; rest: string } {
   return { words: out, rest: '' };
 }
 
-export interface ReadmeCall {
+export interface DocumentedCall {
   /** A value the shell makes without the API (`SINCE=$(date …)`): a string the client has from elsewhere. */
   shell?: string;
   /** The shell variable the answer is read into, and the jq path read. */
@@ -66,8 +69,8 @@ export interface ReadmeCall {
 }
 
 /** Every curl command of the blocks, in order. */
-export function readmeCalls(blocks: string[]): ReadmeCall[] {
-  const calls: ReadmeCall[] = [];
+export function documentedCalls(blocks: string[]): DocumentedCall[] {
+  const calls: DocumentedCall[] = [];
   for (const block of blocks) {
     for (const line of block.replace(/\\\n\s*/g, '').split('\n')) {
       const assigned = /^([A-Z_]+)=\$\((.*)\)$/.exec(line.trim());
@@ -105,10 +108,10 @@ function jsonToTs(text: string): string {
 const jqToTs = (path: string) => path.replace(/\[(-\d+)\]/g, '.at($1)!');
 
 /**
- * The README's calls as TypeScript statements of a typed client:
+ * The documented calls as TypeScript statements of a typed client:
  * `const POST_ID = (await call('post', '/api/v1/posts', { body: … })).data.id;`.
  */
-export function callsAsTypeScript(calls: ReadmeCall[], templates: string[]): string[] {
+export function callsAsTypeScript(calls: DocumentedCall[], templates: string[]): string[] {
   return calls.map((call) => {
     if (call.shell) return `const ${call.shell}: string = new Date().toISOString();`;
     const segments = call.path.split('/');
