@@ -66,10 +66,6 @@ export class LimitsRedis {
     return `chorus:rl:{${counter}}`;
   }
 
-  get isCluster(): boolean {
-    return this.client instanceof Cluster;
-  }
-
   /** Runs the sliding-window script on `key` (see SLIDING_WINDOW_LUA for the arguments). */
   window(key: string, limit: number, windowMs: number, add: boolean, member: string): Promise<WindowAnswer> {
     return (this.client as unknown as { chorusWindow(...args: unknown[]): Promise<WindowAnswer> }).chorusWindow(
