@@ -174,7 +174,6 @@ export interface AppConfig {
   /** How far V8 lets the heap grow past its live data before a full collection (0: V8's own). */
   heapGrowingPercent: number;
   dataDir: string;
-  redisUrl: string | undefined;
   /** REDIS_URL's addresses: one Redis server, or (several) nodes of a Redis Cluster; undefined: none. */
   redisNodes: string[] | undefined;
   /** The window of the per-workspace request limits and of failed-authentication limits. */
@@ -302,7 +301,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
     heapGrowingPercent: vars.HEAP_GROWING_PERCENT,
     dataDir: resolve(vars.DATA_DIR),
-    redisUrl: vars.REDIS_URL,
     redisNodes: parseRedisUrl(vars.REDIS_URL),
     rateLimitWindowMs: vars.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: vars.AUTH_FAILURE_LIMIT,

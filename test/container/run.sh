@@ -115,8 +115,11 @@ else
   fail "the image builds from the Dockerfile"
   finish
 fi
-# The image of the previous run, untagged by this build, is removed rather than left behind.
+# The image of the previous run, untagged by this build, and this build's first stage (an
+# untagged image holding a copy of node_modules: ~360 MB a run) are removed, not left behind.
 [ -n "$previous" ] && [ "$previous" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ] && docker rmi "$previous" >/dev/null 2>&1
+stage=$(awk '/^Step [0-9]+\/[0-9]+ : FROM /{froms++} froms == 1 && /^ ---> [0-9a-f]+$/{id=$2} END{print id}' "$CACHE/build.log")
+[ -n "$stage" ] && docker rmi "$stage" >/dev/null 2>&1
 size=$(docker image inspect -f '{{.Size}}' "$IMAGE")
 echo "    image size: $((size / 1000000)) MB ($size bytes)"
 
