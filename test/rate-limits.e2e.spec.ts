@@ -168,10 +168,10 @@ withOwnRedis('when Redis goes away (a redis-server of this test, stopped mid-tes
   async function untilCountingInRedis(ws: TestWorkspace) {
     await probe.connect().catch(() => {});
     for (let tries = 0; tries < 50; tries++) {
-      await probe.del(`chorus:rl:ws:${ws.id}`);
+      await probe.del(`chorus:rl:{ws:${ws.id}}`);
       await new Client(one.baseUrl, ws.key).get('/api/v1/boards');
       await new Client(two.baseUrl, ws.key).get('/api/v1/boards');
-      if ((await probe.zcard(`chorus:rl:ws:${ws.id}`)) === 2) return;
+      if ((await probe.zcard(`chorus:rl:{ws:${ws.id}}`)) === 2) return;
       await sleep(200);
     }
     throw new Error('the instances did not go back to Redis');

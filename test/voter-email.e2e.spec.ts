@@ -228,6 +228,31 @@ describe('voter email', () => {
       expect(listed.body.data).toEqual([]);
     });
 
+    it('retries an email whose pooled connection the server dropped mid-message, and delivers it once', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const address = `dropped@${domain}`;
+      smtp.refuse(address, ['drop']); // the whole message sent, then the connection closed with no answer
+      const voter = await person(t, ws, 'Dora Dropped', address);
+      const created = await post(api, 'Dropped on the way');
+      await vote(t, ws, created.id, voter.id);
+      await setStatus(api, created.id, 'done');
+
+      await until('the email after the drop', () => smtp.to(domain).length >= 1, 20_000);
+      const rows = await settled(t, ws.id, 20_000);
+      expect(rows.map((r) => [r.recipient, r.status, r.reason, r.attempt_count])).toEqual([[address, 'delivered', null, 2]]);
+      const attempts: { status_code: number | null; error: string | null }[] = await t.db.query(
+        `SELECT status_code, error FROM delivery_attempts WHERE workspace_id = $1 AND delivery_id = $2 ORDER BY at`,
+        [ws.id, rows[0].id],
+      );
+      expect(attempts).toEqual([
+        { status_code: null, error: 'smtp_error' },
+        { status_code: 250, error: null },
+      ]);
+      await sleep(300);
+      expect(smtp.to(domain)).toHaveLength(1);
+      expect(smtp.attempts.get(address)).toBe(2);
+    });
+
     it('gives up after the schedule when the SMTP server keeps refusing: failed, retries_exhausted', async () => {
       const { ws, api, domain } = await workspace(t);
       const address = `never@${domain}`;

@@ -60,8 +60,9 @@ export class EnvironmentVariables {
   @IsString()
   DATA_DIR: string = './.data';
 
+  /** Checked by parseRedisUrl: one URL, or several naming the nodes of a Redis Cluster. */
   @IsOptional()
-  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// URL' })
+  @IsString()
   REDIS_URL?: string;
 
   @IsOptional()
@@ -173,7 +174,8 @@ export interface AppConfig {
   /** How far V8 lets the heap grow past its live data before a full collection (0: V8's own). */
   heapGrowingPercent: number;
   dataDir: string;
-  redisUrl: string | undefined;
+  /** REDIS_URL's addresses: one Redis server, or (several) nodes of a Redis Cluster; undefined: none. */
+  redisNodes: string[] | undefined;
   /** The window of the per-workspace request limits and of failed-authentication limits. */
   rateLimitWindowMs: number;
   /** Failed authentications one client address may make per window. */
@@ -212,7 +214,7 @@ export class ConfigError extends Error {}
 function shown(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return value;
   if (name === 'ENCRYPTION_KEY') return `(${value.length} characters, not shown)`;
-  return name.endsWith('_URL') ? value.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@') : value;
+  return name.endsWith('_URL') ? value.replace(/\/\/([^:/@,]*):[^@,]*@/g, '//$1:***@') : value;
 }
 
 function parseTrustProxy(value: string): boolean | number | string {
@@ -236,6 +238,39 @@ function parseDnsServers(text: string | undefined): string[] | undefined {
     );
   }
   return servers;
+}
+
+const REDIS_URL_RULE =
+  'must be a redis:// (or rediss://) URL, or several, comma-separated, naming the nodes of a Redis Cluster';
+
+/**
+ * REDIS_URL: one Redis server's URL, or several (comma-separated) naming nodes of one Redis
+ * Cluster, which ioredis's cluster client then discovers in full. Each must be a redis:// or
+ * rediss:// URL with a host; a cluster's nodes share one scheme and have only database 0.
+ */
+export function parseRedisUrl(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const urls = text.split(',').map((part) => part.trim());
+  const problem = (why: string) =>
+    new ConfigError(`Invalid configuration:\n  REDIS_URL=${JSON.stringify(shown('REDIS_URL', text))}: ${REDIS_URL_RULE}; ${why}`);
+  const parsed = urls.map((url) => {
+    let parsedUrl: URL;
+    try {
+      parsedUrl = new URL(url);
+    } catch {
+      throw problem(url === '' ? 'an address is empty' : `${JSON.stringify(shown('REDIS_URL', url))} is not a redis:// URL with a host`);
+    }
+    if (!/^rediss?:$/.test(parsedUrl.protocol) || parsedUrl.hostname === '') {
+      throw problem(`${JSON.stringify(shown('REDIS_URL', url))} is not a redis:// URL with a host`);
+    }
+    return parsedUrl;
+  });
+  if (parsed.length > 1) {
+    if (new Set(parsed.map((url) => url.protocol)).size > 1) throw problem('the nodes mix redis:// and rediss://');
+    const database = parsed.find((url) => !/^\/?0?$/.test(url.pathname));
+    if (database) throw problem(`a Redis Cluster has only database 0, and ${JSON.stringify(shown('REDIS_URL', database.href))} names another`);
+  }
+  return urls;
 }
 
 const stripSlash = (url: string) => url.replace(/\/+$/, '');
@@ -266,7 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseStatementTimeoutMs: vars.DATABASE_STATEMENT_TIMEOUT_MS,
     heapGrowingPercent: vars.HEAP_GROWING_PERCENT,
     dataDir: resolve(vars.DATA_DIR),
-    redisUrl: vars.REDIS_URL,
+    redisNodes: parseRedisUrl(vars.REDIS_URL),
     rateLimitWindowMs: vars.RATE_LIMIT_WINDOW_MS,
     authFailureLimit: vars.AUTH_FAILURE_LIMIT,
     signInClientLimit: vars.SIGN_IN_CLIENT_LIMIT,

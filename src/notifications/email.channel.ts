@@ -22,7 +22,7 @@ export class EmailChannel implements Channel {
     const took = () => Math.round(performance.now() - started);
     try {
       const body = delivery.event_type === SIGN_IN_EMAIL ? this.box.open(delivery.body, sealedBodyContext(delivery.id)) : delivery.body;
-      await this.mailer.send(JSON.parse(body) as MailMessage);
+      await this.mailer.send(JSON.parse(body) as MailMessage, delivery.workspace_id);
       return { ok: true, statusCode: 250, error: null, durationMs: took(), responseBody: null, retryAfterMs: null };
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;

@@ -4,9 +4,8 @@ import { randomBytes } from 'node:crypto';
 const MEMBER_PREFIX = randomBytes(6).toString('hex');
 let members = 0;
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { SLIDING_WINDOW_LUA } from './sliding-window';
+import { LimitsRedis, WHOLE_CLUSTER } from './limits-redis';
 
 /** The state of one counter after a request was (or was not) counted. */
 export interface Tally {
@@ -44,36 +43,26 @@ class MemoryWindows {
 const REDIS_BACKOFF_MS = 2_000;
 
 /**
- * Rate-limit counters: in Redis when REDIS_URL is set, so that every instance shares them;
- * in this process otherwise. When Redis cannot be reached, counting falls back to this
- * process (logged once), and goes back to Redis by itself when it answers again.
+ * Rate-limit counters: in Redis when REDIS_URL is set (one server, or a Redis Cluster's nodes),
+ * so that every instance shares them; in this process otherwise. When the Redis server that
+ * holds a counter cannot be reached (the one server, or one node of the cluster), that counter
+ * falls back to this process (logged once per outage), and goes back to Redis by itself when it
+ * answers again; counters on the cluster's other nodes stay shared.
  */
 @Injectable()
 export class RateLimitStore implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly memory = new MemoryWindows();
-  private readonly redis: Redis | null;
-  private redisFailing = false;
-  /** After a failure, Redis is left alone this long, so that a hung Redis cannot slow every request. */
-  private redisRetryAt = 0;
+  private readonly redis: LimitsRedis | null;
+  /**
+   * Servers that failed (LimitsRedis.serverOf), each left alone until the time it maps to, so
+   * that a hung server cannot slow every request; a server stays here until it answers again.
+   */
+  private readonly failing = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.redis = config.redisUrl
-      ? new Redis(config.redisUrl, {
-          // Fail fast while disconnected instead of queueing: a request must not wait on Redis.
-          enableOfflineQueue: false,
-          maxRetriesPerRequest: 0,
-          commandTimeout: 500,
-          connectTimeout: 2_000,
-          retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-          lazyConnect: false,
-          // Commands of requests served in the same tick share one write to the socket.
-          enableAutoPipelining: true,
-        })
-      : null;
-    this.redis?.on('error', () => {}); // reported through fallBack(), once per outage
-    this.redis?.defineCommand('chorusWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+    this.redis = config.redisNodes ? new LimitsRedis(config.redisNodes) : null;
     this.sweeper = setInterval(() => this.memory.sweep(), config.rateLimitWindowMs);
     this.sweeper.unref();
   }
@@ -83,14 +72,9 @@ export class RateLimitStore implements OnApplicationShutdown {
     return this.count(key, limit, true, windowMs);
   }
 
-  /** Whether Redis answers; null when no REDIS_URL is set. */
+  /** Whether Redis answers (a cluster: whether it reports itself ok); null when no REDIS_URL is set. */
   async redisAnswers(): Promise<boolean | null> {
-    if (!this.redis) return null;
-    try {
-      return (await this.redis.ping()) === 'PONG';
-    } catch {
-      return false;
-    }
+    return this.redis ? this.redis.answers() : null;
   }
 
   get windowMs(): number {
@@ -98,31 +82,37 @@ export class RateLimitStore implements OnApplicationShutdown {
   }
 
   private async count(key: string, limit: number, add: boolean, windowMs: number): Promise<Tally> {
-    if (this.redis && Date.now() >= this.redisRetryAt) {
-      try {
-        const [allowed, count, resetInMs] = (await (this.redis as any).chorusWindow(
-          `chorus:rl:${key}`,
-          limit,
-          windowMs,
-          add ? '1' : '0',
-          `${MEMBER_PREFIX}.${members++}`,
-        )) as [number, number, number];
-        if (this.redisFailing) {
-          this.redisFailing = false;
-          this.logger.log('Redis answers again: rate limits are shared across instances again.');
-        }
-        return { allowed: allowed === 1, count, resetInMs };
-      } catch (error) {
-        this.redisRetryAt = Date.now() + REDIS_BACKOFF_MS;
-        if (!this.redisFailing) {
-          this.redisFailing = true;
-          this.logger.warn(
-            `Redis is unreachable (${(error as Error).message}): counting rate limits in this instance until it is back.`,
-          );
+    if (this.redis) {
+      const redisKey = LimitsRedis.key(key);
+      const server = this.redis.serverOf(redisKey);
+      if (Date.now() >= (this.failing.get(server) ?? 0)) {
+        try {
+          const [allowed, count, resetInMs] = await this.redis.window(redisKey, limit, windowMs, add, `${MEMBER_PREFIX}.${members++}`);
+          if (this.failing.size > 0) this.answersAgain(server);
+          return { allowed: allowed === 1, count, resetInMs };
+        } catch (error) {
+          if (!this.failing.has(server)) {
+            this.logger.warn(
+              `${server} is unreachable (${(error as Error).message}): counting ${this.whose(server)} in this instance until it is back.`,
+            );
+          }
+          this.failing.set(server, Date.now() + REDIS_BACKOFF_MS);
         }
       }
     }
     return this.memory.count(key, limit, windowMs, add);
+  }
+
+  private answersAgain(server: string): void {
+    // A node that answers is also news that the cluster can be reached again.
+    for (const back of server === WHOLE_CLUSTER ? [server] : [server, WHOLE_CLUSTER]) {
+      if (this.failing.delete(back)) this.logger.log(`${back} answers again: ${this.whose(back)} are shared across instances again.`);
+    }
+  }
+
+  /** What a log line says is counted where: every rate limit, or a cluster node's share of them. */
+  private whose(server: string): string {
+    return server.startsWith('Redis node ') ? 'the rate limits it holds' : 'rate limits';
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -44,7 +44,7 @@ export function serveFloor(redis: Redis, handlers: FloorHandlers): void {
         if (!caller) return send(res, 401, { error: { code: 'unauthorized', message: 'The API key is wrong or revoked.' } });
         const limit = caller.plan === 'business' ? 300 : 60;
         const window = (redis as unknown as { window(...args: unknown[]): Promise<number[]> }).window;
-        const [allowed] = await window.call(redis, `chorus:rl:ws:${caller.workspace_id}`, limit, windowMs, '1', randomBytes(6).toString('hex'));
+        const [allowed] = await window.call(redis, `chorus:rl:{ws:${caller.workspace_id}}`, limit, windowMs, '1', randomBytes(6).toString('hex'));
         if (!allowed) return send(res, 429, { error: { code: 'rate_limited', message: 'Too many requests.' } });
         if (req.method === 'GET' && req.url?.startsWith('/api/v1/posts')) return handlers.list(caller, res);
         if (req.method === 'POST' && req.url === '/api/v1/posts') {

@@ -4,14 +4,29 @@
 # and npm, and a `node` user (uid 1000), as in the official image. Does nothing when an image
 # of that name exists (a real one pulled, or a stand-in made before). The root filesystem is
 # kept in a cache so that a removed image is made again without debootstrap.
+#
+#   base-image.sh [IMAGE]      make IMAGE (default node:20-bookworm-slim) unless it exists
+#   base-image.sh --rootfs-only   only the cached root filesystem: needs no Docker engine
+#   base-image.sh --modules-dir   print where the production node_modules are cached
 set -euo pipefail
 
-IMAGE="${1:-node:20-bookworm-slim}"
 CACHE="${CHORUS_CONTAINER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/chorus-container}"
 ROOTFS_TAR="$CACHE/bookworm-minbase.tar"
+if [ "${1:-}" = --modules-dir ]; then
+  # One folder per package-lock.json, so that a changed lock installs afresh.
+  echo "$CACHE/prod-modules-$(sha256sum package-lock.json | cut -c1-16)"
+  exit 0
+fi
+ROOTFS_ONLY=false
+[ "${1:-}" = --rootfs-only ] && ROOTFS_ONLY=true && shift
+IMAGE="${1:-node:20-bookworm-slim}"
 
 if docker image inspect "$IMAGE" >/dev/null 2>&1; then
   echo "base image $IMAGE is there"
+  exit 0
+fi
+if [ "$ROOTFS_ONLY" = true ] && [ -s "$ROOTFS_TAR" ]; then
+  echo "root filesystem cached in $ROOTFS_TAR"
   exit 0
 fi
 command -v debootstrap >/dev/null || { echo "debootstrap is needed (apt-get install debootstrap)" >&2; exit 1; }
@@ -31,6 +46,7 @@ if [ ! -s "$ROOTFS_TAR" ]; then
   rm -rf "$work"
   trap - EXIT
 fi
+[ "$ROOTFS_ONLY" = true ] && exit 0
 
 # Node.js where the official image has it, and the node user and group (uid and gid 1000).
 node_dir="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"

@@ -89,19 +89,15 @@ docker info >/dev/null 2>&1 || {
 }
 for tool in curl jq psql; do command -v "$tool" >/dev/null || { echo "$tool is needed" >&2; exit 1; }; done
 
+step "prepared: the base image's root filesystem and the production dependencies (cached)"
+bash test/container/prepare.sh || { fail "debootstrap and npm install --omit=dev (test/container/prepare.sh)"; finish; }
+modules="$(bash test/container/base-image.sh --modules-dir)"
+
 step "base image"
 bash test/container/base-image.sh node:20-bookworm-slim || { fail "the base image can be made"; finish; }
 
-step "host build: npm run build, and production dependencies (cached by package-lock.json)"
+step "host build: npm run build"
 npm run -s build || { fail "npm run build"; finish; }
-lock_hash="$(sha256sum package-lock.json | cut -c1-16)"
-modules="$CACHE/prod-modules-$lock_hash"
-if [ ! -d "$modules/node_modules" ]; then
-  rm -rf "$modules" && mkdir -p "$modules"
-  cp package.json package-lock.json "$modules/"
-  (cd "$modules" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) ||
-    { fail "npm install --omit=dev"; finish; }
-fi
 mkdir -p "$STAGE/prebuilt/dist" "$STAGE/test"
 cp -r Dockerfile .dockerignore package.json package-lock.json tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts \
   src migrations "$STAGE/"
@@ -111,6 +107,7 @@ cp -al "$modules/node_modules" "$STAGE/prebuilt/node_modules" 2>/dev/null || cp 
 
 step "docker build (Dockerfile, PREBUILT=true)"
 build_started=$(date +%s)
+previous=$(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null)
 if docker build --network host --build-arg PREBUILT=true -t "$IMAGE" "$STAGE" >"$CACHE/build.log" 2>&1; then
   pass "the image builds from the Dockerfile ($(($(date +%s) - build_started)) s)"
 else
@@ -118,6 +115,11 @@ else
   fail "the image builds from the Dockerfile"
   finish
 fi
+# The image of the previous run, untagged by this build, and this build's first stage (an
+# untagged image holding a copy of node_modules: ~360 MB a run) are removed, not left behind.
+[ -n "$previous" ] && [ "$previous" != "$(docker image inspect -f '{{.Id}}' "$IMAGE")" ] && docker rmi "$previous" >/dev/null 2>&1
+stage=$(awk '/^Step [0-9]+\/[0-9]+ : FROM /{froms++} froms == 1 && /^ ---> [0-9a-f]+$/{id=$2} END{print id}' "$CACHE/build.log")
+[ -n "$stage" ] && docker rmi "$stage" >/dev/null 2>&1
 size=$(docker image inspect -f '{{.Size}}' "$IMAGE")
 echo "    image size: $((size / 1000000)) MB ($size bytes)"
 

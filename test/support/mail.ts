@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 
 // ---------------------------------------------------------------------------------------------
@@ -99,7 +99,8 @@ export interface Accepted {
   at: number;
 }
 
-type Refusal = 'rcpt' | 'data';
+/** How an attempt is refused: 450 at RCPT TO, 451 after DATA, or the connection dropped during DATA (no answer). */
+type Refusal = 'rcpt' | 'data' | 'drop';
 
 export class MailServer {
   readonly accepted: Accepted[] = [];
@@ -107,6 +108,16 @@ export class MailServer {
   private readonly refusals = new Map<string, Refusal[]>();
   /** Per recipient: RCPT TO commands seen (one per attempt). */
   readonly attempts = new Map<string, number>();
+  /** SMTP connections opened to this server so far. */
+  connections = 0;
+  /** Messages accepted on each connection, by the client's port. */
+  private readonly perConnection = new Map<number, number>();
+  /** The client sockets, by the client's port, to drop one as a failing server would. */
+  private readonly sockets = new Map<number, Socket>();
+  /** How long each message's DATA takes to be answered. */
+  delayMs = 0;
+  /** When set: the connection is closed (no QUIT, no 421) right after it had this many messages accepted. */
+  closeAfter: number | null = null;
   private readonly server: SMTPServer;
   port = 0;
 
@@ -115,15 +126,29 @@ export class MailServer {
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onConnect: (_session, callback) => {
+        this.connections += 1;
+        callback();
+      },
       onRcptTo: (address, session, callback) => this.onRcptTo(address, session, callback),
       onData: (stream, session, callback) => this.onData(stream, session, callback),
     });
   }
 
   async start(): Promise<this> {
+    this.server.server.on('connection', (socket: Socket) => {
+      const port = socket.remotePort!;
+      this.sockets.set(port, socket);
+      socket.once('close', () => this.sockets.delete(port));
+    });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
     this.port = (this.server.server.address() as AddressInfo).port;
     return this;
+  }
+
+  /** Messages accepted per connection, in the order the connections were opened. */
+  messagesPerConnection(): number[] {
+    return [...this.perConnection.values()];
   }
 
   get url(): string {
@@ -157,15 +182,28 @@ export class MailServer {
 
   private onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void) {
     const chunks: Buffer[] = [];
+    const client = session.remotePort;
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('end', () => {
       const envelopeTo = session.envelope.rcptTo.map((a) => a.address.toLowerCase());
+      if (envelopeTo.some((to) => this.refusalFor(to) === 'drop')) {
+        this.sockets.get(client)?.destroy(); // the whole message was sent; no answer ever comes
+        return;
+      }
       if (envelopeTo.some((to) => this.refusalFor(to) === 'data')) {
         return callback(MailServer.error(451, 'Local error in processing, try again later'));
       }
-      const raw = Buffer.concat(chunks).toString('utf8');
-      this.accepted.push({ envelopeTo, raw, mail: parseMail(raw), at: Date.now() });
-      callback();
+      const accept = () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        this.accepted.push({ envelopeTo, raw, mail: parseMail(raw), at: Date.now() });
+        const count = (this.perConnection.get(client) ?? 0) + 1;
+        this.perConnection.set(client, count);
+        callback();
+        // Closed as a server that ends overused connections does, once its 250 is out (a FIN, no 421).
+        if (this.closeAfter !== null && count >= this.closeAfter) this.sockets.get(client)?.end();
+      };
+      if (this.delayMs > 0) setTimeout(accept, this.delayMs);
+      else accept();
     });
   }
 

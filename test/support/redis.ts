@@ -4,11 +4,19 @@ import { freePort } from './processes';
 /** The shared Redis that jest.config.js found (REDIS_URL or 127.0.0.1:6379), or null. */
 export const sharedRedisUrl = (): string | null => process.env.CHORUS_TEST_REDIS_URL || null;
 
+/**
+ * Whether Debian's redis-server (and redis-cli) are here, for tests that start servers of their
+ * own; CHORUS_TEST_REQUIRE_REDIS=true (CI) makes their absence a failure instead of a skip.
+ */
 export function redisServerInstalled(): boolean {
   try {
     execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    execFileSync('redis-cli', ['--version'], { stdio: 'ignore' });
     return true;
   } catch {
+    if (process.env.CHORUS_TEST_REQUIRE_REDIS === 'true') {
+      throw new Error('CHORUS_TEST_REQUIRE_REDIS is set but redis-server or redis-cli is missing (apt-get install redis-server).');
+    }
     return false;
   }
 }
