@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppError } from '../common/app-error';
+import { normalEmail } from '../common/email-address';
 import { SecretBox } from '../common/secret-box';
 import { readUnsubscribeToken, Unsubscriber } from './unsubscribe-token';
 
@@ -20,13 +21,18 @@ export class UnsubscribeService {
     return who;
   }
 
-  /** Stops all voter email of the workspace to the address (emails already queued are not sent). */
+  /**
+   * Stops all voter email of the workspace to the address, found by its normal form as people
+   * are (a lookalike is someone else); emails already queued are not sent.
+   */
   async unsubscribe(token: string): Promise<void> {
     const { workspaceId, email } = this.read(token);
+    const normal = normalEmail(email);
+    if (normal === null) return;
     await this.db.query(
       `UPDATE people SET email_unsubscribed_at = now()
-        WHERE workspace_id = $1 AND lower(email) = lower($2) AND email_unsubscribed_at IS NULL`,
-      [workspaceId, email],
+        WHERE workspace_id = $1 AND email = $2 AND email_unsubscribed_at IS NULL`,
+      [workspaceId, normal],
     );
   }
 }

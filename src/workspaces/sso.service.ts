@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { errors, jwtVerify } from 'jose';
 import { DataSource } from 'typeorm';
 import { AppError } from '../common/app-error';
+import { normalEmail } from '../common/email-address';
 import { randomBase62 } from '../common/random';
 import { SecretBox } from '../common/secret-box';
 
@@ -11,8 +12,6 @@ export const SSO_PREFIX = 'sso_';
 export const SSO_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 /** A token may be good for at most this long: a longer one is refused. */
 export const SSO_MAX_LIFETIME_S = 24 * 60 * 60;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Who an SSO token says the visitor is. */
 export interface SsoIdentity {
@@ -78,9 +77,10 @@ export class SsoService {
         if (payload.exp! > Date.now() / 1000 + SSO_MAX_LIFETIME_S) {
           throw new SsoRefusal('The token is good for more than 24 hours ("exp"); sign tokens that expire sooner.');
         }
-        const email = typeof payload.email === 'string' ? payload.email.trim() : '';
+        // The person is found by the address's normal form: a lookalike (`K`, `İ`) is someone else.
+        const email = typeof payload.email === 'string' ? normalEmail(payload.email) : null;
         const name = typeof payload.name === 'string' ? payload.name.trim() : '';
-        if (!EMAIL.test(email) || email.length > 254) throw new SsoRefusal('The token has no valid "email" claim.');
+        if (email === null) throw new SsoRefusal('The token has no valid "email" claim.');
         if (!name || Array.from(name).length > 100) throw new SsoRefusal('The token needs a "name" claim of 1 to 100 characters.');
         return { email, name };
       } catch (error) {

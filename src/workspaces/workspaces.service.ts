@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { announceCallersChange, CallerCache } from '../auth/caller-cache';
 import { AppError } from '../common/app-error';
+import { normalEmail } from '../common/email-address';
 import { PersonEntity } from './person.entity';
 import { updateReturning } from '../database/queries';
 import { Plan } from './plans';
@@ -15,6 +16,13 @@ export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export interface AuthorInput {
   name?: string;
   email?: string;
+}
+
+/** An address in its one normal form (common/email-address.ts), or a 400 naming `field`. */
+function addressOf(email: string, field = 'email'): string {
+  const normal = normalEmail(email);
+  if (normal === null) throw AppError.invalid(field, 'must be a valid email address');
+  return normal;
 }
 
 @Injectable()
@@ -62,19 +70,19 @@ export class WorkspacesService {
     input: { kind: PersonEntity['kind']; name: string; email?: string | null },
     manager: EntityManager = this.people.manager,
   ): Promise<PersonEntity> {
-    if (input.email && (await this.findByEmail(workspaceId, input.email, manager))) {
-      throw new AppError('conflict', `Someone with email ${input.email} is already in this workspace.`);
+    const email = input.email ? addressOf(input.email) : null;
+    if (email && (await this.findByEmail(workspaceId, email, manager))) {
+      throw new AppError('conflict', `Someone with email ${email} is already in this workspace.`);
     }
     const repo = manager.getRepository(PersonEntity);
-    return repo.save(repo.create({ workspaceId, kind: input.kind, name: input.name, email: input.email ?? null }));
+    return repo.save(repo.create({ workspaceId, kind: input.kind, name: input.name, email }));
   }
 
-  findByEmail(workspaceId: string, email: string, manager: EntityManager = this.people.manager) {
-    return manager
-      .getRepository(PersonEntity)
-      .createQueryBuilder('p')
-      .where('p.workspace_id = :workspaceId AND lower(p.email) = lower(:email)', { workspaceId, email })
-      .getOne();
+  /** The person with this address in its normal form (never by lower(): `K` is not `k`); none for what is no address. */
+  async findByEmail(workspaceId: string, email: string, manager: EntityManager = this.people.manager): Promise<PersonEntity | null> {
+    const normal = normalEmail(email);
+    if (normal === null) return null;
+    return manager.getRepository(PersonEntity).findOneBy({ workspaceId, email: normal });
   }
 
   /**
@@ -111,10 +119,12 @@ export class WorkspacesService {
 
   /** Where an address is a member, workspace by workspace (the dashboard's sign-in). */
   async memberships(email: string): Promise<{ workspace: { id: string; slug: string; name: string }; personId: string }[]> {
+    const normal = normalEmail(email);
+    if (normal === null) return [];
     const rows: { id: string; slug: string; name: string; person_id: string }[] = await this.people.query(
       `SELECT w.id, w.slug, w.name, p.id AS person_id FROM people p JOIN workspaces w ON w.id = p.workspace_id
-        WHERE lower(p.email) = lower($1) AND p.kind = 'member' ORDER BY w.name, w.slug`,
-      [email],
+        WHERE p.email = $1 AND p.kind = 'member' ORDER BY w.name, w.slug`,
+      [normal],
     );
     return rows.map((row) => ({ workspace: { id: row.id, slug: row.slug, name: row.name }, personId: row.person_id }));
   }
@@ -134,8 +144,8 @@ export class WorkspacesService {
   }
 
   /**
-   * The person who signs in to the public site with this email: the workspace's person with it
-   * (any case), the one the API's `author.email` finds, or a new user with the name. With
+   * The person who signs in to the public site with this email: the workspace's person with its
+   * normal form, the one the API's `author.email` finds, or a new user with the name. With
    * `rename` (SSO: the customer's app knows the name) the name shown becomes this one. A guest
    * who signs in is a known user from then on.
    */
@@ -145,24 +155,25 @@ export class WorkspacesService {
     rename: boolean,
     manager: EntityManager = this.people.manager,
   ): Promise<PersonEntity> {
+    const email = addressOf(who.email);
     const inserted: { id: string }[] = await manager.query(
       `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'user', $2, $3)
-       ON CONFLICT (workspace_id, lower(email)) WHERE email IS NOT NULL DO NOTHING
+       ON CONFLICT (workspace_id, email) WHERE email IS NOT NULL DO NOTHING
        RETURNING id`,
-      [workspaceId, who.name, who.email],
+      [workspaceId, who.name, email],
     );
     if (inserted.length === 0) {
       const [changed] = await updateReturning<{ id: string }>(
         manager,
         `UPDATE people SET kind = CASE WHEN kind = 'guest' THEN 'user' ELSE kind END,
                 name = CASE WHEN $4 THEN $3 ELSE name END
-          WHERE workspace_id = $1 AND lower(email) = lower($2) AND (kind = 'guest' OR ($4 AND name <> $3))
+          WHERE workspace_id = $1 AND email = $2 AND (kind = 'guest' OR ($4 AND name <> $3))
          RETURNING id`,
-        [workspaceId, who.email, who.name, rename],
+        [workspaceId, email, who.name, rename],
       );
       if (changed) await announceSiteChange(manager, workspaceId);
     }
-    return (await this.findByEmail(workspaceId, who.email, manager))!;
+    return (await this.findByEmail(workspaceId, email, manager))!;
   }
 
   /**
@@ -171,21 +182,22 @@ export class WorkspacesService {
    * the input in errors.
    */
   async resolveAuthor(workspaceId: string, author: AuthorInput, manager: EntityManager, field = 'author'): Promise<PersonEntity> {
-    if (author.email) {
-      const known = await this.findByEmail(workspaceId, author.email, manager);
+    const email = author.email ? addressOf(author.email, `${field}.email`) : null;
+    if (email) {
+      const known = await this.findByEmail(workspaceId, email, manager);
       if (known) return known;
     }
     if (!author.name) throw AppError.invalid(`${field}.name`, 'is required');
     // Two first posts with one new email at once: the unique index keeps one person.
     const inserted: { id: string }[] = await manager.query(
       `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, 'guest', $2, $3)
-       ON CONFLICT (workspace_id, lower(email)) WHERE email IS NOT NULL DO NOTHING
+       ON CONFLICT (workspace_id, email) WHERE email IS NOT NULL DO NOTHING
        RETURNING id`,
-      [workspaceId, author.name, author.email ?? null],
+      [workspaceId, author.name, email],
     );
     if (inserted.length > 0) {
       return manager.getRepository(PersonEntity).findOneByOrFail({ workspaceId, id: inserted[0].id });
     }
-    return (await this.findByEmail(workspaceId, author.email!, manager))!;
+    return (await this.findByEmail(workspaceId, email!, manager))!;
   }
 }

@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
+import { normalEmail } from '../../src/common/email-address';
 import { SecretBox } from '../../src/common/secret-box';
 import { sealedBodyContext } from '../../src/notifications/sign-in-email';
 import { memberSignInLink } from '../../src/web/shared/sign-in.service';
@@ -124,11 +125,11 @@ export async function ssoSigner(app: INestApplicationContext, workspaceId: strin
   };
 }
 
-/** The code and link of the latest sign-in email queued for an address (opened as the outbox would). */
+/** The code and link of the latest sign-in email queued for an address, sent to its normal form (opened as the outbox would). */
 export async function sentSignIn(db: DataSource, email: string): Promise<{ code: string | null; link: string; subject: string; deliveryId: string }> {
   const [row] = await db.query(
-    `SELECT id, workspace_id, body FROM webhook_deliveries WHERE event_type = 'sign_in' AND lower(recipient) = lower($1) ORDER BY created_at DESC LIMIT 1`,
-    [email],
+    `SELECT id, workspace_id, body FROM webhook_deliveries WHERE event_type = 'sign_in' AND recipient = $1 ORDER BY created_at DESC LIMIT 1`,
+    [normalEmail(email) ?? email],
   );
   if (!row) throw new Error(`No sign-in email queued for ${email}`);
   const mail = JSON.parse(new SecretBox(TEST_ENCRYPTION_KEY).open(row.body, sealedBodyContext(row.id)));

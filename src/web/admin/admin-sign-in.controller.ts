@@ -1,9 +1,9 @@
 import { Body, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { IsDefined, IsEmail, IsString } from 'class-validator';
+import { IsDefined, IsString } from 'class-validator';
 import type { Response } from 'express';
 import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
-import { Trim, validateForm } from '../../common/validation';
+import { IsEmailAddress, Trim, validateForm } from '../../common/validation';
 import { clientNetwork } from '../../rate-limit/client-network';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { clearCookie, readCookie, setCookie } from '../shared/cookies';
@@ -22,7 +22,7 @@ class AdminSignInDto {
   @IsDefined({ message: 'is required' })
   @Trim()
   @IsString({ message: 'must be a string' })
-  @IsEmail({}, { message: 'must be a valid email address' })
+  @IsEmailAddress()
   email: string;
 }
 

@@ -2,6 +2,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Inject, Injectable, INestApplicationContext } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import { normalEmail } from '../../common/email-address';
 import { SecretBox } from '../../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Links } from '../../config/links';
@@ -49,8 +51,9 @@ export class SignInService {
   ) {}
 
   /**
-   * Emails a code and a link (`link(token)` makes its address) to `email`, bound to the browser
-   * whose sign-in cookie holds `flow`. The caller has counted it (withinLimits).
+   * Emails a code and a link (`link(token)` makes its address) to `email` in its normal form (the
+   * address the person is then found by), bound to the browser whose sign-in cookie holds `flow`.
+   * The caller has counted it (withinLimits).
    */
   async sendCode(input: {
     workspaceId: string;
@@ -61,6 +64,7 @@ export class SignInService {
     flow: string;
     link: (token: string) => string;
   }): Promise<void> {
+    const email = addressOf(input.email);
     const id = randomUUID();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const linkSecret = newSecret();
@@ -68,9 +72,9 @@ export class SignInService {
       await manager.query(
         `INSERT INTO sign_in_codes (workspace_id, id, kind, email, name, code_hash, link_hash, flow_hash, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9 * interval '1 millisecond')`,
-        [input.workspaceId, id, input.kind, input.email, input.name, this.codeHash(id, code), hashSecret(linkSecret), hashSecret(input.flow), SIGN_IN_LIFETIME_MS],
+        [input.workspaceId, id, input.kind, email, input.name, this.codeHash(id, code), hashSecret(linkSecret), hashSecret(input.flow), SIGN_IN_LIFETIME_MS],
       );
-      const message = signInEmail({ to: input.email, place: input.place, code, link: input.link(`${id}.${linkSecret}`), dashboard: input.kind === 'member' });
+      const message = signInEmail({ to: email, place: input.place, code, link: input.link(`${id}.${linkSecret}`), dashboard: input.kind === 'member' });
       await this.queueEmail(manager, input.workspaceId, id, message);
     });
   }
@@ -86,7 +90,7 @@ export class SignInService {
     if (!byClient.allowed) {
       throw rateLimited(wholeSeconds(byClient.resetInMs), 'Too many sign-in emails were asked for from your network in the last hour.');
     }
-    const byAddress = await this.limits.take(`signin:address:${email.toLowerCase()}`, EMAILS_PER_ADDRESS, ADDRESS_WINDOW_MS);
+    const byAddress = await this.limits.take(`signin:address:${addressOf(email)}`, EMAILS_PER_ADDRESS, ADDRESS_WINDOW_MS);
     if (!byAddress.allowed) {
       throw rateLimited(wholeSeconds(byAddress.resetInMs), `${EMAILS_PER_ADDRESS} sign-in emails were sent to this address in the last 15 minutes.`);
     }
@@ -214,6 +218,13 @@ export class SignInService {
       [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId)), OUTBOX_CHANNEL],
     );
   }
+}
+
+/** An address in its normal form; the forms have refused what has none. */
+function addressOf(email: string): string {
+  const normal = normalEmail(email);
+  if (normal === null) throw AppError.invalid('email', 'must be a valid email address');
+  return normal;
 }
 
 function parseLink(token: string): { id: string; secret: string } | null {
