@@ -14,6 +14,7 @@ import { DashboardSupport1763800001000 } from '../../migrations/1763800001000-Da
 import { EventsByPost1763800002000 } from '../../migrations/1763800002000-EventsByPost';
 import { DistributeByWorkspace1763810000000 } from '../../migrations/1763810000000-DistributeByWorkspace';
 import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-EmailNormalForm';
+import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   EventsByPost1763800002000,
   DistributeByWorkspace1763810000000,
   EmailNormalForm1763820000000,
+  SsoTokenUses1763820001000,
 ];
 
 /**

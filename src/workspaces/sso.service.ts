@@ -6,12 +6,15 @@ import { AppError } from '../common/app-error';
 import { normalEmail } from '../common/email-address';
 import { randomBase62 } from '../common/random';
 import { SecretBox } from '../common/secret-box';
+import { SsoTokenUses, tokenUseKey } from './sso-token-uses.store';
 
 export const SSO_PREFIX = 'sso_';
 /** How long the secret before a rotation keeps working. */
 export const SSO_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 /** A token may be good for at most this long: a longer one is refused. */
 export const SSO_MAX_LIFETIME_S = 24 * 60 * 60;
+/** How far a token's `exp` may be behind this server's clock. */
+const CLOCK_TOLERANCE_S = 5;
 
 /** Who an SSO token says the visitor is. */
 export interface SsoIdentity {
@@ -35,6 +38,7 @@ export class SsoService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly box: SecretBox,
+    private readonly uses: SsoTokenUses,
   ) {}
 
   /** Makes a new secret (the first, or in place of the current one); answers it, for the only time. */
@@ -63,17 +67,31 @@ export class SsoService {
   }
 
   /**
-   * The identity a token signs, or an SsoRefusal saying what is wrong with it: no secret, not a
-   * JWT, another algorithm (`none` included), a signature made with no valid secret, no `exp`,
-   * expired, good for more than 24 hours, or without `email` and `name`.
+   * The identity a token signs, taken for this one sign-in: the same token, or another with its
+   * `jti`, is refused from then until it expires, on every instance. A token refused for
+   * anything else is not taken.
    */
-  async verify(workspaceId: string, token: string): Promise<SsoIdentity> {
+  async signIn(workspaceId: string, token: string): Promise<SsoIdentity> {
+    const { identity, jti, exp } = await this.verify(workspaceId, token);
+    const until = new Date((exp + CLOCK_TOLERANCE_S) * 1000);
+    if (!(await this.uses.take(workspaceId, tokenUseKey(token, jti), until))) {
+      throw new SsoRefusal('This token was used already: a token signs in once. Sign a new one for each sign-in.');
+    }
+    return identity;
+  }
+
+  /**
+   * The identity a token signs (and its `jti` and `exp`), or an SsoRefusal saying what is wrong
+   * with it: no secret, not a JWT, another algorithm (`none` included), a signature made with no
+   * valid secret, no `exp`, expired, good for more than 24 hours, or without `email` and `name`.
+   */
+  async verify(workspaceId: string, token: string): Promise<{ identity: SsoIdentity; jti: unknown; exp: number }> {
     const keys = await this.keys(workspaceId);
     if (keys.length === 0) throw new SsoRefusal('This workspace has not set up single sign-on.');
     let failure: unknown = null;
     for (const key of keys) {
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: 5 });
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: CLOCK_TOLERANCE_S });
         if (payload.exp! > Date.now() / 1000 + SSO_MAX_LIFETIME_S) {
           throw new SsoRefusal('The token is good for more than 24 hours ("exp"); sign tokens that expire sooner.');
         }
@@ -82,7 +100,7 @@ export class SsoService {
         const name = typeof payload.name === 'string' ? payload.name.trim() : '';
         if (email === null) throw new SsoRefusal('The token has no valid "email" claim.');
         if (!name || Array.from(name).length > 100) throw new SsoRefusal('The token needs a "name" claim of 1 to 100 characters.');
-        return { email, name };
+        return { identity: { email, name }, jti: payload.jti, exp: payload.exp! };
       } catch (error) {
         if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw refusal(error);
         failure = error;

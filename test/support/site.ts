@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
@@ -112,13 +113,17 @@ export async function signedInMember(baseUrl: string, app: INestApplicationConte
   return member;
 }
 
-/** A workspace's SSO secret, made for the test, and a signer of tokens with it. */
+/**
+ * A workspace's SSO secret, made for the test, and a signer of tokens with it. Each token gets a
+ * `jti` of its own, as a customer's server signs one token per sign-in (a token signs in once),
+ * unless the claims name one (`jti: undefined` for none).
+ */
 export async function ssoSigner(app: INestApplicationContext, workspaceId: string) {
   const secret = await app.get(SsoService).rotate(workspaceId);
   return {
     secret,
     sign: (claims: Record<string, unknown>, options: { alg?: string; expiresIn?: string | number; key?: string } = {}) => {
-      const jwt = new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'HS256' }).setIssuedAt();
+      const jwt = new SignJWT('jti' in claims ? claims : { ...claims, jti: randomUUID() }).setProtectedHeader({ alg: options.alg ?? 'HS256' }).setIssuedAt();
       if (options.expiresIn !== undefined) jwt.setExpirationTime(options.expiresIn);
       return jwt.sign(new TextEncoder().encode(options.key ?? secret));
     },

@@ -118,9 +118,10 @@ export class SessionsService {
     await manager.query(`DELETE FROM sessions WHERE workspace_id = $1 AND person_id = $2`, [workspaceId, personId]);
   }
 
-  /** Sessions and sign-in codes past their end are never found; this only keeps the tables small (hourly). */
+  /** Sessions, sign-in codes and used SSO tokens past their end are never found; this only keeps the tables small (hourly). */
   async purgeExpired(): Promise<void> {
     await this.db.query(`DELETE FROM sessions WHERE expires_at <= now()`);
+    await this.db.query(`DELETE FROM sso_token_uses WHERE expires_at <= now()`);
     // Codes a day past their end: a member's choice of workspace reads a used code for 15 minutes.
     await this.db.query(`DELETE FROM sign_in_codes WHERE expires_at <= now() - interval '1 day'`);
   }
