@@ -9,6 +9,7 @@ import { Client } from './support/http';
 import { runToEnd } from './support/processes';
 import { DASHBOARD_ORIGIN, formToken, pageText, ssoSigner, Visitor } from './support/site';
 import { startTestApp, TEST_ENCRYPTION_KEY, testDatabaseUrl, TestApp } from './support/test-app';
+import { until } from './support/wait';
 
 // "An email address is one address": whoever types a lookalike of a person's address (one that
 // reaches another mailbox) is another person, by the API, by an emailed code, by SSO, in the
@@ -164,6 +165,39 @@ describe('an email address is one address', () => {
       const answer = await new Visitor(t.baseUrl).get(`/${ws.slug}/sso?token=${await sign({ email: 'kim@exampl_e.com', name: 'K' }, { expiresIn: '5m' })}`);
       expect(answer.status).toBe(400);
       expect(pageText(answer.text)).toContain('no valid "email" claim');
+    });
+  });
+
+  describe('signing in to the dashboard by an emailed code', () => {
+    let ws: TestWorkspace;
+    beforeAll(async () => {
+      ws = await createWorkspace(t.app);
+      const workspaces = t.app.get(WorkspacesService);
+      for (const real of new Set(LOOKALIKES.map((l) => own(l.real)))) await workspaces.addPerson(ws.id, { kind: 'member', name: `Member ${real}`, email: real });
+    });
+
+    it.each(LOOKALIKES)('$what: a code reaches the member only at their own address', async ({ real, typed, normal, same }) => {
+      const someone = new Visitor(t.baseUrl, DASHBOARD_ORIGIN);
+      const form = await someone.get('/admin/sign-in');
+      const asked = await someone.post('/admin/sign-in', { _csrf: formToken(form.text), email: own(typed) });
+      expect([asked.status, asked.location]).toEqual([303, '/admin/sign-in/code']);
+      const codePage = await someone.follow(asked);
+      // The email is looked after once the answer is sent: wait until this sign-in has been.
+      await until('the sign-in to be looked after', async () => {
+        const [row] = await t.db.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE handled_at IS NULL)::int AS waiting FROM dashboard_sign_ins WHERE email = $1`, [own(normal)]);
+        return row.n > 0 && row.waiting === 0;
+      });
+      const sent = await signInEmails([own(real), own(normal), own(typed)]);
+      if (!same) {
+        expect(sent).toEqual([]);
+        return;
+      }
+      expect(sent).toEqual([own(real)]);
+      const mail = await mailTo(own(real));
+      const done = await someone.post('/admin/sign-in/code', { _csrf: formToken(codePage.text), code: mail!.code! });
+      expect([done.status, done.location]).toEqual([303, '/admin']);
+      expect(pageText((await someone.get('/admin/members')).text)).toContain(`Member ${own(real)}`);
+      await t.db.query(`DELETE FROM webhook_deliveries WHERE recipient = $1`, [own(real)]);
     });
   });
 

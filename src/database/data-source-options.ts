@@ -15,6 +15,7 @@ import { EventsByPost1763800002000 } from '../../migrations/1763800002000-Events
 import { DistributeByWorkspace1763810000000 } from '../../migrations/1763810000000-DistributeByWorkspace';
 import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-EmailNormalForm';
 import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
+import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   DistributeByWorkspace1763810000000,
   EmailNormalForm1763820000000,
   SsoTokenUses1763820001000,
+  DashboardSignIns1763820002000,
 ];
 
 /**

@@ -122,7 +122,8 @@ export class SessionsService {
   async purgeExpired(): Promise<void> {
     await this.db.query(`DELETE FROM sessions WHERE expires_at <= now()`);
     await this.db.query(`DELETE FROM sso_token_uses WHERE expires_at <= now()`);
-    // Codes a day past their end: a member's choice of workspace reads a used code for 15 minutes.
+    // Codes and dashboard sign-ins a day past their end: until then one is told as expired, not unknown.
     await this.db.query(`DELETE FROM sign_in_codes WHERE expires_at <= now() - interval '1 day'`);
+    await this.db.query(`DELETE FROM dashboard_sign_ins WHERE expires_at <= now() - interval '1 day'`);
   }
 }

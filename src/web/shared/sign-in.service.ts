@@ -14,6 +14,7 @@ import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } fr
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
 import { RateLimitStore } from '../../rate-limit/rate-limit.store';
 import { OUTBOX_CHANNEL } from '../../webhooks/events.service';
+import { createDashboardSignInLink } from '../admin/dashboard-sign-in-link';
 import { hashSecret, newSecret, SessionKind } from './sessions.service';
 
 /** Wrong codes after which a code is spent. */
@@ -196,8 +197,11 @@ export class SignInService {
     return this.box.mac(`${id}:${code}`, 'sign-in-code');
   }
 
-  /** The email goes out through the outbox, sealed: the code is readable only by the processor that sends it. */
-  private async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
+  /**
+   * Queues a sign-in email (`eventId`: the code or sign-in it carries) in the workspace's outbox,
+   * sealed: the code is readable only by the processor that sends it.
+   */
+  async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
     const deliveryId = randomUUID();
     if (await isDistributed(this.db, manager)) {
       // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the
@@ -249,7 +253,7 @@ export async function createSignInLink(db: Pick<DataSource, 'query'>, workspaceI
 
 /** A one-time link to the dashboard for a member (the CLI's `member sign-in-link`, the demo start). */
 export async function memberSignInLink(app: INestApplicationContext, workspaceId: string, email: string): Promise<string> {
-  const token = await createSignInLink(app.get(DataSource), workspaceId, 'member', email);
+  const token = await createDashboardSignInLink(app.get(DataSource), workspaceId, email);
   const links = app.get(Links);
-  return `${links.dashboardOrigin}${links.adminPath(`/admin/sign-in/link/${workspaceId}.${token}`)}`;
+  return `${links.dashboardOrigin}${links.adminPath(`/admin/sign-in/link/${token}`)}`;
 }
