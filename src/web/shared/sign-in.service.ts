@@ -97,20 +97,6 @@ export class SignInService {
     }
   }
 
-  /**
-   * The address whose code this browser's sign-in used, within the code's 15 minutes: a member of
-   * several workspaces, signed in by it, then picks one.
-   */
-  async verifiedEmail(workspaceId: string, kind: SessionKind, flow: string): Promise<string | null> {
-    const [row]: { email: string }[] = await this.db.query(
-      `SELECT email FROM sign_in_codes
-        WHERE workspace_id = $1 AND kind = $2 AND flow_hash = $3 AND used_at IS NOT NULL AND expires_at > now()
-        ORDER BY created_at DESC LIMIT 1`,
-      [workspaceId, kind, hashSecret(flow)],
-    );
-    return row?.email ?? null;
-  }
-
   /** The address the latest code of this browser's sign-in went to (to show where to look), if any. */
   async pendingEmail(workspaceId: string, kind: SessionKind, flow: string): Promise<string | null> {
     const [row]: { email: string }[] = await this.db.query(
