@@ -11,6 +11,7 @@ import { DatabaseTarget, runMigrations } from './database/database';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
+import { securityHeaders } from './web/shared/security-headers';
 import { orderRoutes } from './common/route-order';
 import { isDistributed } from './database/distribution';
 
@@ -26,6 +27,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(observeRequests(logger, app.get(MetricsService)));
+  app.use(securityHeaders(app.get(Links)));
   app.use(jsonBody);
   app.use(pageRequests(app.get(Links)));
   serveOpenApi(app);

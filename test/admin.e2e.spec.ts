@@ -51,7 +51,7 @@ describe('the dashboard', () => {
       expect(page.text).toContain('<button type="submit">Sign in</button>');
       const used = await someone.post(path, { _csrf: formToken(page.text) });
       expect([used.status, used.location]).toEqual([303, '/admin']);
-      const cookie = used.headers.getSetCookie().find((c) => c.startsWith('__Secure-chorus-admin='))!;
+      const cookie = used.headers.getSetCookie().find((c) => c.startsWith('__Secure-chorus.admin='))!;
       expect(cookie).toMatch(/Path=\/admin;/);
       expect(cookie).toMatch(/HttpOnly/);
       expect(cookie).toMatch(/Secure/);

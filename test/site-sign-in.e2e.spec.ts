@@ -176,7 +176,7 @@ describe('signing in to the public site', () => {
 
       // Used once: the same code again in a new sign-in page of the same browser is refused.
       const again = site();
-      again.cookies.set(`__Host-chorus-signin-${ws.slug}`, visitor.cookies.get(`__Host-chorus-signin-${ws.slug}`) ?? 'x');
+      again.cookies.set(`__Host-chorus-signin.${ws.slug}`, visitor.cookies.get(`__Host-chorus-signin.${ws.slug}`) ?? 'x');
       const replayPage = await again.get(`/${ws.slug}/sign-in/code`);
       const replay = await again.post(`/${ws.slug}/sign-in/code`, { _csrf: formToken(replayPage.text), code: mail.code! });
       expect(replay.status).toBe(400);
@@ -294,7 +294,7 @@ describe('signing in to the public site', () => {
       const from = `127.0.${Math.floor(Math.random() * 250) + 1}.${Math.floor(Math.random() * 250) + 2}`;
       const send = async (i: number) => {
         const form = await getFrom(from, `${limited.baseUrl}/${ws.slug}/sign-in`, {});
-        const flow = String(form.headers['set-cookie']).match(/(__Host-chorus-signin-[^=]+)=([^;]+)/)!;
+        const flow = String(form.headers['set-cookie']).match(/(__Host-chorus-signin\.[^=]+)=([^;]+)/)!;
         const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1];
         return postFrom(from, `${limited.baseUrl}/${ws.slug}/sign-in`, `${flow[1]}=${flow[2]}`, `_csrf=${token}&email=client${i}-${from}%40example.com&name=C`);
       };
