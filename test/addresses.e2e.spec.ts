@@ -240,7 +240,7 @@ describe('an email address is one address', () => {
         [ws.id],
       );
       expect(session.name).toBe('Dana');
-    });
+    }, 180_000); // six runs of the built CLI, each a process that starts Nest
   });
 
   describe('unsubscribing', () => {
