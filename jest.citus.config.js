@@ -1,6 +1,7 @@
 // `npm run test:citus`: the suites that prove Chorus on Citus (the API's journey as single-shard
 // queries, the API end to end, webhooks, voter emails, fairness, several outbox processors, a
-// worker added and shards rebalanced under load, the public site and the dashboard over HTTP),
+// worker added and shards rebalanced under load, the public site and the dashboard over HTTP,
+// lookalike addresses and sign-ins used once),
 // against a fresh database on the local cluster of ../shared/citus/cluster (a coordinator and two
 // workers). About 70 s on this 2-core machine, two files at a time as `npm test` runs them (three
 // at a time overloaded it: three PostgreSQL servers and the processors share its two cores). The
@@ -24,6 +25,8 @@ const SUITES = [
   'citus-rebalance',
   'site',
   'admin',
+  'addresses',
+  'sign-in-replay',
 ];
 
 module.exports = async () => {

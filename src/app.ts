@@ -12,6 +12,7 @@ import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
 import { isPagePath } from './web/shared/routes';
+import { securityHeaders } from './web/shared/security-headers';
 import { orderRoutes } from './common/route-order';
 
 /** The HTTP application, with migrations applied, initialised; not yet listening. Logs at LOG_LEVEL. */
@@ -26,6 +27,7 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   app.use(observeRequests(logger, app.get(MetricsService)));
+  app.use(securityHeaders(app.get(Links)));
   // Pages (the site, the dashboard, the email links) take forms: pageRequests reads them.
   app.use(jsonBody(isPagePath));
   app.use(pageRequests(app.get(Links)));

@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeysService } from './auth/api-keys.service';
 import { BoardsService } from './boards/boards.service';
 import { AppError } from './common/app-error';
+import { isEmailAddress, normalEmail } from './common/email-address';
 import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { openDatabaseTarget, runMigrations } from './database/database';
@@ -117,9 +118,9 @@ const COMMANDS: Record<string, Command> = {
     const workspaces = app.get(WorkspacesService);
     const ws = await workspaces.findBySlug(required(o, 'workspace'));
     const email = required(o, 'email');
-    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+    if (!isEmailAddress(email)) throw new UsageError('--email must be an email address');
     const member = await workspaces.addPerson(ws.id, { kind: 'member', name: required(o, 'name'), email });
-    return { json: { id: member.id }, text: `Added ${member.name} <${email}> to ${ws.slug}, id ${member.id}` };
+    return { json: { id: member.id }, text: `Added ${member.name} <${member.email}> to ${ws.slug}, id ${member.id}` };
   },
   async 'member sign-in-link'(app, o) {
     const workspaces = app.get(WorkspacesService);
@@ -214,7 +215,7 @@ const COMMANDS: Record<string, Command> = {
     const name = typeof o.name === 'string' && o.name.trim() ? o.name.trim() : undefined;
     const email = typeof o.email === 'string' && o.email.trim() ? o.email.trim() : undefined;
     if (!name && !email) throw new UsageError('--email or --name is required');
-    if (email && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an email address');
+    if (email && !isEmailAddress(email)) throw new UsageError('--email must be an email address');
     const actor = { workspaceId: ws.id, workspaceSlug: ws.slug, personId: null };
     const { post, added } = await app.get(PostsService).addVote(actor, id, { name, email });
     return {
@@ -234,7 +235,7 @@ const COMMANDS: Record<string, Command> = {
     const post = await app.get(PostsService).get(actor, id);
     return {
       json: { post_id: post.id, votes: post.votes, removed },
-      text: removed ? `Removed the vote of ${email} (post ${post.id} has ${post.votes} votes)` : `${email} had no vote on post ${post.id}`,
+      text: removed ? `Removed the vote of ${normalEmail(email) ?? email} (post ${post.id} has ${post.votes} votes)` : `${normalEmail(email) ?? email} had no vote on post ${post.id}`,
     };
   },
   async 'sso rotate'(app, o) {

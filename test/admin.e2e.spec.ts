@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createSignInLink, memberSignInLink } from '../src/web/shared/sign-in.service';
+import { createDashboardSignInLink } from '../src/web/admin/dashboard-sign-in-link';
+import { memberSignInLink } from '../src/web/shared/sign-in.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
 import { DASHBOARD_ORIGIN, formToken, pageText, sentSignIn, signedInMember, Visitor } from './support/site';
 import { startTestApp, TestApp } from './support/test-app';
+import { until } from './support/wait';
 
 // The dashboard over HTTP, as a browser without JavaScript uses it: members sign in, answer
 // posts and run the workspace through the API's services; nobody reaches another workspace.
@@ -49,7 +51,7 @@ describe('the dashboard', () => {
       expect(page.text).toContain('<button type="submit">Sign in</button>');
       const used = await someone.post(path, { _csrf: formToken(page.text) });
       expect([used.status, used.location]).toEqual([303, '/admin']);
-      const cookie = used.headers.getSetCookie().find((c) => c.startsWith('__Secure-chorus-admin='))!;
+      const cookie = used.headers.getSetCookie().find((c) => c.startsWith('__Secure-chorus.admin='))!;
       expect(cookie).toMatch(/Path=\/admin;/);
       expect(cookie).toMatch(/HttpOnly/);
       expect(cookie).toMatch(/Secure/);
@@ -60,9 +62,9 @@ describe('the dashboard', () => {
       expect(again.status).toBe(410);
       expect(pageText(again.text)).toContain('used already');
       // An expired link says so.
-      const token = await createSignInLink(t.db, ws.id, 'member', ws.member.email);
-      await t.db.query(`UPDATE sign_in_codes SET expires_at = now() - interval '1 second' WHERE workspace_id = $1 AND id = $2`, [ws.id, token.split('.')[0]]);
-      expect(pageText((await browser().get(`/admin/sign-in/link/${ws.id}.${token}`)).text)).toContain('has expired');
+      const token = await createDashboardSignInLink(t.db, ws.id, ws.member.email);
+      await t.db.query(`UPDATE dashboard_sign_ins SET expires_at = now() - interval '1 second' WHERE id = $1`, [token.split('.')[0]]);
+      expect(pageText((await browser().get(`/admin/sign-in/link/${token}`)).text)).toContain('has expired');
     });
 
     it('signs in with an emailed code; an address that is no member\'s sees the same pages and gets no email', async () => {
@@ -75,6 +77,15 @@ describe('the dashboard', () => {
       const stranger = await codeFor(`stranger-${run}@example.com`);
       const owner = await codeFor(ws.member.email);
       expect(pageText(stranger.page.text)).toBe(pageText(owner.page.text));
+      // Whether an address is a member's is looked up once the answer is out.
+      await until('both sign-ins to be looked after', async () => {
+        const [row] = await t.db.query(
+          `SELECT count(*) FILTER (WHERE handled_at IS NULL)::int AS waiting, count(*) FILTER (WHERE email = $2)::int AS stranger
+             FROM dashboard_sign_ins WHERE email = ANY ($1::text[])`,
+          [[`stranger-${run}@example.com`, ws.member.email], `stranger-${run}@example.com`],
+        );
+        return row.waiting === 0 && row.stranger === 1;
+      });
       expect((await t.db.query(`SELECT 1 FROM webhook_deliveries WHERE recipient = $1`, [`stranger-${run}@example.com`])).length).toBe(0);
       const wrong = await stranger.someone.post('/admin/sign-in/code', { _csrf: formToken(stranger.page.text), code: '123456' });
       expect(wrong.status).toBe(400);
@@ -93,7 +104,7 @@ describe('the dashboard', () => {
       const someone = browser();
       const sent = await submit(someone, '/admin/sign-in', '/admin/sign-in', { email });
       const page = await someone.follow(sent);
-      const { code } = await sentSignIn(t.db, email);
+      const { code } = await until('the sign-in email', () => sentSignIn(t.db, email).catch(() => null));
       const choice = await someone.post('/admin/sign-in/code', { _csrf: formToken(page.text), code: code! });
       expect(choice.status).toBe(200);
       expect(pageText(choice.text)).toContain(`Open Workspace ${other.slug}`);
@@ -102,7 +113,12 @@ describe('the dashboard', () => {
       expect(pageText((await someone.get('/admin')).text)).toContain(`Workspace ${other.slug}`);
       // The choice is for the workspaces the address is a member of, and for this sign-in only.
       const outsider = await createWorkspace(t.app);
-      expect((await someone.post('/admin/sign-in/choose', { _csrf: formToken(choice.text), workspace: outsider.id })).status).toBe(403);
+      const again = browser();
+      const form = await submit(again, '/admin/sign-in', '/admin/sign-in', { email });
+      const codePage = await again.follow(form);
+      await until('the second email', async () => (await t.db.query(`SELECT 1 FROM dashboard_sign_ins WHERE email = $1 AND handled_at IS NOT NULL AND used_at IS NULL`, [email])).length > 0);
+      const second = await again.post('/admin/sign-in/code', { _csrf: formToken(codePage.text), code: (await sentSignIn(t.db, email)).code! });
+      expect((await again.post('/admin/sign-in/choose', { _csrf: formToken(second.text), workspace: outsider.id })).status).toBe(403);
     });
 
     it('ends the session at once when the member signs out or is removed', async () => {

@@ -4,6 +4,7 @@ import pino, { Logger as Pino } from 'pino';
 import { recordHttpRequest } from '../metrics/http-metrics';
 import type { MetricsService } from '../metrics/metrics.service';
 import { pooledRandomId } from './random';
+import { loggedUrl } from './logged-url';
 import type { ChorusRequest } from './request-context';
 
 /**
@@ -93,13 +94,7 @@ export class NestPinoLogger implements LoggerService {
   }
 }
 
-/**
- * A request's address as its log line shows it: without the credentials some addresses carry
- * (a one-time sign-in link's token, an SSO token), which a log must never keep.
- */
-export function loggedUrl(url: string): string {
-  return url.replace(/\/sign-in\/link\/[^/?#]+/, '/sign-in/link/[redacted]').replace(/([?&]token=)[^&#]*/g, '$1[redacted]');
-}
+export { loggedUrl } from './logged-url';
 
 /**
  * What every request gets, in one middleware (one clock, one listener): an id, answered in the

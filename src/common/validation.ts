@@ -1,7 +1,8 @@
 import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationPipe } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
-import { getMetadataStorage, IS_DEFINED, validate, ValidateBy, ValidateIf, ValidationError, ValidationOptions } from 'class-validator';
+import { getMetadataStorage, IS_DEFINED, isEmail, validate, ValidateBy, ValidateIf, ValidationError, ValidationOptions } from 'class-validator';
 import { AppError } from './app-error';
+import { normalEmail } from './email-address';
 import { valueProblem } from './http-middleware';
 
 /** Length in Unicode code points, which is what the spec's limits count. */
@@ -26,6 +27,27 @@ export function HasLength(min: number, max: number, options?: ValidationOptions)
           typeof value === 'string' && codePoints(value) >= min && codePoints(value) <= max,
         // Validators run bottom-up: this one sees a number before the type check does.
         defaultMessage: (args) => (typeof args?.value === 'string' ? problem : 'must be a string'),
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * An email address: one with a normal form (common/email-address.ts), the form in which it is
+ * then compared, stored and sent to, and that form written as an address (class-validator's
+ * isEmail, which wants a dot in the domain).
+ */
+export function IsEmailAddress(options?: ValidationOptions) {
+  return ValidateBy(
+    {
+      name: 'isEmailAddress',
+      validator: {
+        validate: (value) => {
+          const normal = typeof value === 'string' ? normalEmail(value) : null;
+          return normal !== null && isEmail(normal);
+        },
+        defaultMessage: () => 'must be a valid email address',
       },
     },
     options,

@@ -13,6 +13,9 @@ import { SiteSessions1763800000000 } from '../../migrations/1763800000000-SiteSe
 import { DashboardSupport1763800001000 } from '../../migrations/1763800001000-DashboardSupport';
 import { EventsByPost1763800002000 } from '../../migrations/1763800002000-EventsByPost';
 import { DistributeByWorkspace1763810000000 } from '../../migrations/1763810000000-DistributeByWorkspace';
+import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-EmailNormalForm';
+import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
+import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
 import { ApiKeyEntity } from '../auth/api-key.entity';
 import { BoardEntity } from '../boards/board.entity';
 import { CommentEntity } from '../comments/comment.entity';
@@ -56,6 +59,9 @@ export const MIGRATIONS = [
   DashboardSupport1763800001000,
   EventsByPost1763800002000,
   DistributeByWorkspace1763810000000,
+  EmailNormalForm1763820000000,
+  SsoTokenUses1763820001000,
+  DashboardSignIns1763820002000,
 ];
 
 /**

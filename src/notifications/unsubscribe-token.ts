@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { normalEmail } from '../common/email-address';
 import type { SecretBox } from '../common/secret-box';
 
 const CONTEXT = 'voter-email-unsubscribe';
@@ -8,13 +9,18 @@ export interface Unsubscriber {
   email: string;
 }
 
-const macOf = (box: SecretBox, workspaceId: string, email: string) =>
-  box.mac(`${workspaceId}\n${email.toLowerCase()}`, CONTEXT);
+// Links made before addresses had a normal form carry JavaScript's lower-case of the address:
+// the MAC covers the address as carried, and the reader brings it to its normal form.
+const macOf = (box: SecretBox, workspaceId: string, address: string) => box.mac(`${workspaceId}\n${address}`, CONTEXT);
 
-/** `<workspace id>.<address, base64url>.<HMAC, base64url>`: names whom to stop emailing, and cannot be forged. */
+/**
+ * `<workspace id>.<address, base64url>.<HMAC, base64url>`: names whom to stop emailing (the
+ * address in its normal form), and cannot be forged.
+ */
 export function unsubscribeToken(box: SecretBox, { workspaceId, email }: Unsubscriber): string {
-  const address = Buffer.from(email.toLowerCase(), 'utf8').toString('base64url');
-  return `${workspaceId}.${address}.${macOf(box, workspaceId, email).toString('base64url')}`;
+  const normal = normalEmail(email) ?? email;
+  const address = Buffer.from(normal, 'utf8').toString('base64url');
+  return `${workspaceId}.${address}.${macOf(box, workspaceId, normal).toString('base64url')}`;
 }
 
 /** Whom a token names, or null when it was not made by us (or was altered). */

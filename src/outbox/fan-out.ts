@@ -145,15 +145,15 @@ export class FanOut {
   /** Voters of the post with an email address, except whoever made the change and whoever unsubscribed. */
   private async votersToEmail(manager: EntityManager, event: OutboxEvent, boardId: string, postId: number) {
     const rows: { email: string }[] = await manager.query(
-      `SELECT DISTINCT ON (lower(p.email)) p.email
+      `SELECT DISTINCT p.email
          FROM votes v
          JOIN people p ON p.workspace_id = v.workspace_id AND p.id = v.person_id
          JOIN boards b ON b.workspace_id = v.workspace_id AND b.id = $3
         WHERE v.workspace_id = $1 AND v.post_id = $2 AND b.notify_voters
           AND p.email IS NOT NULL AND p.id IS DISTINCT FROM $4
           AND NOT EXISTS (SELECT 1 FROM people u WHERE u.workspace_id = v.workspace_id
-                             AND lower(u.email) = lower(p.email) AND u.email_unsubscribed_at IS NOT NULL)
-        ORDER BY lower(p.email)`,
+                             AND u.email = p.email AND u.email_unsubscribed_at IS NOT NULL)
+        ORDER BY p.email`,
       [event.workspace_id, postId, boardId, event.actor_id],
     );
     return rows.map((row) => row.email);

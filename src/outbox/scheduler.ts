@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { normalEmail } from '../common/email-address';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isDistributed } from '../database/distribution';
 import { inPreparedTransaction, PreparedSql, runStatementsPrepared, sqlInt, sqlText, sqlUuids } from '../database/queries';
@@ -215,7 +216,7 @@ export class Scheduler {
         continue;
       }
       if (delivery.recipient !== null) {
-        if (unsubscribed.has(`${delivery.workspace_id} ${delivery.recipient.toLowerCase()}`)) {
+        if (unsubscribed.has(recipientKey(delivery.workspace_id, delivery.recipient))) {
           await this.recorder.finish(delivery, 'cancelled', 'unsubscribed');
         } else wanted.push({ delivery, kind: 'email', endpoint: null });
         continue;
@@ -380,7 +381,7 @@ export class Scheduler {
     return { dueInMs: held?.due_in_ms ?? null, everywhere };
   }
 
-  /** Recipients of these emails who asked for no more, as `<workspace id> <lower-case address>`. */
+  /** Recipients of these emails who asked for no more, as `<workspace id> <address in its normal form>` (recipientKey). */
   private async unsubscribed(emails: ClaimedDelivery[]): Promise<Set<string>> {
     if (emails.length === 0) return new Set();
     if (await isDistributed(this.db)) {
@@ -388,20 +389,20 @@ export class Scheduler {
       const found = new Set<string>();
       for (const workspaceId of new Set(emails.map((d) => d.workspace_id))) {
         const rows: { key: string }[] = await this.db.query(
-          `SELECT DISTINCT p.workspace_id || ' ' || lower(p.email) AS key FROM people p
-            WHERE p.workspace_id = $1 AND lower(p.email) = ANY ($2::text[]) AND p.email_unsubscribed_at IS NOT NULL`,
-          [workspaceId, emails.filter((d) => d.workspace_id === workspaceId).map((d) => d.recipient!.toLowerCase())],
+          `SELECT DISTINCT p.workspace_id || ' ' || p.email AS key FROM people p
+            WHERE p.workspace_id = $1 AND p.email = ANY ($2::text[]) AND p.email_unsubscribed_at IS NOT NULL`,
+          [workspaceId, emails.filter((d) => d.workspace_id === workspaceId).map((d) => normalEmail(d.recipient!) ?? d.recipient!)],
         );
         rows.forEach((row) => found.add(row.key));
       }
       return found;
     }
     const rows: { key: string }[] = await this.db.query(
-      `SELECT DISTINCT p.workspace_id || ' ' || lower(p.email) AS key
+      `SELECT DISTINCT p.workspace_id || ' ' || p.email AS key
          FROM people p JOIN unnest($1::uuid[], $2::text[]) AS r(workspace_id, email)
-           ON p.workspace_id = r.workspace_id AND lower(p.email) = lower(r.email)
+           ON p.workspace_id = r.workspace_id AND p.email = r.email
         WHERE p.email_unsubscribed_at IS NOT NULL`,
-      [emails.map((d) => d.workspace_id), emails.map((d) => d.recipient)],
+      [emails.map((d) => d.workspace_id), emails.map((d) => normalEmail(d.recipient!) ?? d.recipient!)],
     );
     return new Set(rows.map((row) => row.key));
   }
@@ -502,6 +503,9 @@ const claimedDelivery = (row: ClaimedRow): ClaimedDelivery => ({
   attempt_count: row.attempt_count,
   plan: row.plan,
 });
+
+/** A recipient as `unsubscribed` names it: the address in its normal form (a lookalike is someone else). */
+const recipientKey = (workspaceId: string, recipient: string) => `${workspaceId} ${normalEmail(recipient) ?? recipient}`;
 
 const nextHour = () => {
   const at = new Date();

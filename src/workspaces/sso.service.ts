@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { errors, jwtVerify } from 'jose';
 import { AppError } from '../common/app-error';
+import { normalEmail } from '../common/email-address';
 import { randomBase62 } from '../common/random';
 import { SecretBox } from '../common/secret-box';
+import { SsoTokenUses, tokenUseKey } from './sso-token-uses.store';
 import { WorkspacesStore } from './workspaces.store';
 
 export const SSO_PREFIX = 'sso_';
@@ -10,8 +12,8 @@ export const SSO_PREFIX = 'sso_';
 export const SSO_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 /** A token may be good for at most this long: a longer one is refused. */
 export const SSO_MAX_LIFETIME_S = 24 * 60 * 60;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** How far a token's `exp` may be behind this server's clock. */
+const CLOCK_TOLERANCE_S = 5;
 
 /** Who an SSO token says the visitor is. */
 export interface SsoIdentity {
@@ -35,6 +37,7 @@ export class SsoService {
   constructor(
     private readonly store: WorkspacesStore,
     private readonly box: SecretBox,
+    private readonly uses: SsoTokenUses,
   ) {}
 
   /** Makes a new secret (the first, or in place of the current one); answers it, for the only time. */
@@ -50,25 +53,40 @@ export class SsoService {
   }
 
   /**
-   * The identity a token signs, or an SsoRefusal saying what is wrong with it: no secret, not a
-   * JWT, another algorithm (`none` included), a signature made with no valid secret, no `exp`,
-   * expired, good for more than 24 hours, or without `email` and `name`.
+   * The identity a token signs, taken for this one sign-in: the same token, or another with its
+   * `jti`, is refused from then until it expires, on every instance. A token refused for
+   * anything else is not taken.
    */
-  async verify(workspaceId: string, token: string): Promise<SsoIdentity> {
+  async signIn(workspaceId: string, token: string): Promise<SsoIdentity> {
+    const { identity, jti, exp } = await this.verify(workspaceId, token);
+    const until = new Date((exp + CLOCK_TOLERANCE_S) * 1000);
+    if (!(await this.uses.take(workspaceId, tokenUseKey(token, jti), until))) {
+      throw new SsoRefusal('This token was used already: a token signs in once. Sign a new one for each sign-in.');
+    }
+    return identity;
+  }
+
+  /**
+   * The identity a token signs (and its `jti` and `exp`), or an SsoRefusal saying what is wrong
+   * with it: no secret, not a JWT, another algorithm (`none` included), a signature made with no
+   * valid secret, no `exp`, expired, good for more than 24 hours, or without `email` and `name`.
+   */
+  async verify(workspaceId: string, token: string): Promise<{ identity: SsoIdentity; jti: unknown; exp: number }> {
     const keys = await this.keys(workspaceId);
     if (keys.length === 0) throw new SsoRefusal('This workspace has not set up single sign-on.');
     let failure: unknown = null;
     for (const key of keys) {
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: 5 });
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp'], clockTolerance: CLOCK_TOLERANCE_S });
         if (payload.exp! > Date.now() / 1000 + SSO_MAX_LIFETIME_S) {
           throw new SsoRefusal('The token is good for more than 24 hours ("exp"); sign tokens that expire sooner.');
         }
-        const email = typeof payload.email === 'string' ? payload.email.trim() : '';
+        // The person is found by the address's normal form: a lookalike (`K`, `İ`) is someone else.
+        const email = typeof payload.email === 'string' ? normalEmail(payload.email) : null;
         const name = typeof payload.name === 'string' ? payload.name.trim() : '';
-        if (!EMAIL.test(email) || email.length > 254) throw new SsoRefusal('The token has no valid "email" claim.');
+        if (email === null) throw new SsoRefusal('The token has no valid "email" claim.');
         if (!name || Array.from(name).length > 100) throw new SsoRefusal('The token needs a "name" claim of 1 to 100 characters.');
-        return { email, name };
+        return { identity: { email, name }, jti: payload.jti, exp: payload.exp! };
       } catch (error) {
         if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw refusal(error);
         failure = error;

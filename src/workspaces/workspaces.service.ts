@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { announceCallersChange, CallerCache } from '../auth/caller-cache';
 import { AppError } from '../common/app-error';
+import { normalEmail } from '../common/email-address';
 import { Database, Queryable, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
 import { PersonEntity, PersonKind } from './person.entity';
@@ -14,6 +15,13 @@ export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export interface AuthorInput {
   name?: string;
   email?: string;
+}
+
+/** An address in its one normal form (common/email-address.ts), or a 400 naming `field`. */
+function addressOf(email: string, field = 'email'): string {
+  const normal = normalEmail(email);
+  if (normal === null) throw AppError.invalid(field, 'must be a valid email address');
+  return normal;
 }
 
 @Injectable()
@@ -57,13 +65,16 @@ export class WorkspacesService {
   }
 
   async addPerson(workspaceId: string, input: { kind: PersonKind; name: string; email?: string | null }, q: Queryable = this.db): Promise<PersonEntity> {
-    const person = await this.store.addPerson(q, workspaceId, { kind: input.kind, name: input.name, email: input.email ?? null });
-    if (!person) throw new AppError('conflict', `Someone with email ${input.email} is already in this workspace.`);
+    const email = input.email ? addressOf(input.email) : null;
+    const person = await this.store.addPerson(q, workspaceId, { kind: input.kind, name: input.name, email });
+    if (!person) throw new AppError('conflict', `Someone with email ${email} is already in this workspace.`);
     return person;
   }
 
-  findByEmail(workspaceId: string, email: string, q: Queryable = this.db): Promise<PersonEntity | undefined> {
-    return this.store.personByEmail(q, workspaceId, email);
+  /** The person with this address in its normal form (never by lower(): `K` is not `k`); none for what is no address. */
+  async findByEmail(workspaceId: string, email: string, q: Queryable = this.db): Promise<PersonEntity | undefined> {
+    const normal = normalEmail(email);
+    return normal === null ? undefined : this.store.personByEmail(q, workspaceId, normal);
   }
 
   findPerson(q: Queryable, workspaceId: string, personId: string): Promise<PersonEntity | undefined> {
@@ -100,8 +111,9 @@ export class WorkspacesService {
   }
 
   /** Where an address is a member, workspace by workspace (the dashboard's sign-in). */
-  memberships(email: string): Promise<Membership[]> {
-    return this.store.memberships(email);
+  async memberships(email: string): Promise<Membership[]> {
+    const normal = normalEmail(email);
+    return normal === null ? [] : this.store.memberships(normal);
   }
 
   async findById(id: string): Promise<WorkspaceEntity | null> {
@@ -119,17 +131,18 @@ export class WorkspacesService {
   }
 
   /**
-   * The person who signs in to the public site with this email: the workspace's person with it
-   * (any case), the one the API's `author.email` finds, or a new user with the name. With
+   * The person who signs in to the public site with this email: the workspace's person with its
+   * normal form, the one the API's `author.email` finds, or a new user with the name. With
    * `rename` (SSO: the customer's app knows the name) the name shown becomes this one. A guest
    * who signs in is a known user from then on.
    */
   async signInPerson(workspaceId: string, who: { email: string; name: string }, rename: boolean): Promise<PersonEntity> {
+    const email = addressOf(who.email);
     return this.db.transaction(async (tx) => {
-      const added = await this.store.addPerson(tx, workspaceId, { kind: 'user', name: who.name, email: who.email });
+      const added = await this.store.addPerson(tx, workspaceId, { kind: 'user', name: who.name, email });
       if (added) return added;
-      if (await this.store.signInKnown(tx, workspaceId, who, rename)) this.events.announceSiteChange(tx, workspaceId);
-      return (await this.findByEmail(workspaceId, who.email, tx))!;
+      if (await this.store.signInKnown(tx, workspaceId, { email, name: who.name }, rename)) this.events.announceSiteChange(tx, workspaceId);
+      return (await this.store.personByEmail(tx, workspaceId, email))!;
     });
   }
 
@@ -139,18 +152,23 @@ export class WorkspacesService {
    * the input in errors.
    */
   async resolveAuthor(q: Queryable, workspaceId: string, author: AuthorInput, field = 'author'): Promise<PersonEntity> {
-    if (author.email) {
-      const known = await this.findByEmail(workspaceId, author.email, q);
+    const email = author.email ? addressOf(author.email, `${field}.email`) : null;
+    if (email) {
+      const known = await this.store.personByEmail(q, workspaceId, email);
       if (known) return known;
     }
     if (!author.name) throw AppError.invalid(`${field}.name`, 'is required');
     // Two first posts with one new email at once: the unique index keeps one person.
-    const added = await this.store.addPerson(q, workspaceId, { kind: 'guest', name: author.name, email: author.email ?? null });
-    return added ?? (await this.findByEmail(workspaceId, author.email!, q))!;
+    const added = await this.store.addPerson(q, workspaceId, { kind: 'guest', name: author.name, email });
+    return added ?? (await this.store.personByEmail(q, workspaceId, email!))!;
   }
 
-  /** Stops voter and changelog email of the workspace to the address. */
-  unsubscribe(workspaceId: string, email: string): Promise<void> {
-    return this.store.unsubscribe(workspaceId, email);
+  /**
+   * Stops voter and changelog email of the workspace to the address, found by its normal form as
+   * people are (a lookalike is someone else); emails already queued are not sent.
+   */
+  async unsubscribe(workspaceId: string, email: string): Promise<void> {
+    const normal = normalEmail(email);
+    if (normal !== null) await this.store.unsubscribe(workspaceId, normal);
   }
 }

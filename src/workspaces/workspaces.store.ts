@@ -14,11 +14,11 @@ const SQL = {
   list: statement('ws_list', `SELECT ${WORKSPACE} FROM workspaces ORDER BY created_at, slug`),
   setPlan: statement('ws_set_plan', `UPDATE workspaces SET plan = $2 WHERE slug = $1 RETURNING ${WORKSPACE}`),
   person: statement('person_get', `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND id = $2`),
-  byEmail: statement('person_by_email', `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND lower(email) = lower($2)`),
+  byEmail: statement('person_by_email', `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND email = $2`),
   addPerson: statement(
     'person_add',
     `INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (workspace_id, lower(email)) WHERE email IS NOT NULL DO NOTHING
+     ON CONFLICT (workspace_id, email) WHERE email IS NOT NULL DO NOTHING
      RETURNING ${PERSON}`,
   ),
   setKind: statement('person_set_kind', `UPDATE people SET kind = $3 WHERE workspace_id = $1 AND id = $2`),
@@ -27,19 +27,19 @@ const SQL = {
   memberships: statement(
     'person_memberships',
     `SELECT w.id, w.slug, w.name, p.id AS person_id FROM people p JOIN workspaces w ON w.id = p.workspace_id
-      WHERE lower(p.email) = lower($1) AND p.kind = 'member' ORDER BY w.name, w.slug`,
+      WHERE p.email = $1 AND p.kind = 'member' ORDER BY w.name, w.slug`,
   ),
   signInKnown: statement(
     'person_sign_in_known',
     `UPDATE people SET kind = CASE WHEN kind = 'guest' THEN 'user' ELSE kind END,
             name = CASE WHEN $4 THEN $3 ELSE name END
-      WHERE workspace_id = $1 AND lower(email) = lower($2) AND (kind = 'guest' OR ($4 AND name <> $3))
+      WHERE workspace_id = $1 AND email = $2 AND (kind = 'guest' OR ($4 AND name <> $3))
      RETURNING id`,
   ),
   unsubscribe: statement(
     'person_unsubscribe',
     `UPDATE people SET email_unsubscribed_at = now()
-      WHERE workspace_id = $1 AND lower(email) = lower($2) AND email_unsubscribed_at IS NULL`,
+      WHERE workspace_id = $1 AND email = $2 AND email_unsubscribed_at IS NULL`,
   ),
   ssoNow: statement('sso_now', `SELECT now() AS now, now() + $1 * interval '1 millisecond' AS until`),
   ssoRotate: statement(
@@ -64,6 +64,7 @@ export interface Membership {
 /**
  * The workspaces, people and sso_secrets tables. Workspaces and plans are the operator's;
  * people are everyone a workspace knows (members, signed-in users, guests named by the API).
+ * Addresses are compared in their normal form only (common/email-address.ts): callers normalise.
  */
 @Injectable()
 export class WorkspacesStore {

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { SignJWT } from 'jose';
 import { DataSource } from 'typeorm';
+import { normalEmail } from '../../src/common/email-address';
 import { SecretBox } from '../../src/common/secret-box';
 import { sealedBodyContext } from '../../src/notifications/sign-in-email';
 import { memberSignInLink } from '../../src/web/shared/sign-in.service';
@@ -111,24 +113,28 @@ export async function signedInMember(baseUrl: string, app: INestApplicationConte
   return member;
 }
 
-/** A workspace's SSO secret, made for the test, and a signer of tokens with it. */
+/**
+ * A workspace's SSO secret, made for the test, and a signer of tokens with it. Each token gets a
+ * `jti` of its own, as a customer's server signs one token per sign-in (a token signs in once),
+ * unless the claims name one (`jti: undefined` for none).
+ */
 export async function ssoSigner(app: INestApplicationContext, workspaceId: string) {
   const secret = await app.get(SsoService).rotate(workspaceId);
   return {
     secret,
     sign: (claims: Record<string, unknown>, options: { alg?: string; expiresIn?: string | number; key?: string } = {}) => {
-      const jwt = new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'HS256' }).setIssuedAt();
+      const jwt = new SignJWT('jti' in claims ? claims : { ...claims, jti: randomUUID() }).setProtectedHeader({ alg: options.alg ?? 'HS256' }).setIssuedAt();
       if (options.expiresIn !== undefined) jwt.setExpirationTime(options.expiresIn);
       return jwt.sign(new TextEncoder().encode(options.key ?? secret));
     },
   };
 }
 
-/** The code and link of the latest sign-in email queued for an address (opened as the outbox would). */
+/** The code and link of the latest sign-in email queued for an address, sent to its normal form (opened as the outbox would). */
 export async function sentSignIn(db: DataSource, email: string): Promise<{ code: string | null; link: string; subject: string; deliveryId: string }> {
   const [row] = await db.query(
-    `SELECT id, workspace_id, body FROM webhook_deliveries WHERE event_type = 'sign_in' AND lower(recipient) = lower($1) ORDER BY created_at DESC LIMIT 1`,
-    [email],
+    `SELECT id, workspace_id, body FROM webhook_deliveries WHERE event_type = 'sign_in' AND recipient = $1 ORDER BY created_at DESC LIMIT 1`,
+    [normalEmail(email) ?? email],
   );
   if (!row) throw new Error(`No sign-in email queued for ${email}`);
   const mail = JSON.parse(new SecretBox(TEST_ENCRYPTION_KEY).open(row.body, sealedBodyContext(row.id)));

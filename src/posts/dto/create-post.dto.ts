@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsEmail, IsIn, IsObject, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsObject, IsString, ValidateIf, ValidateNested } from 'class-validator';
 import { RequireOneOf } from '../../common/openapi';
-import { HasLength, Optional, Trim } from '../../common/validation';
+import { HasLength, IsEmailAddress, Optional, Trim } from '../../common/validation';
 import { POST_CATEGORIES, PostCategory } from '../post.entity';
 
 /** A known email posts as that person; otherwise `name` is required and a guest is made. */
-@ApiSchema({ name: 'PostAuthor', description: 'A `name`, or an `email`: a known email (any case) posts as that person and `name` is ignored; otherwise a guest with that name (and email) is created.' })
+@ApiSchema({ name: 'PostAuthor', description: 'A `name`, or an `email`: a known email (compared in its normal form: ASCII letters in any case, the domain as IDNA ASCII) posts as that person and `name` is ignored; otherwise a guest with that name (and email) is created.' })
 @RequireOneOf('name', 'email')
 export class AuthorDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Required unless the email is known.' })
@@ -18,11 +18,11 @@ export class AuthorDto {
   @HasLength(1, 100)
   name?: string;
 
-  @ApiPropertyOptional({ format: 'email', description: 'A known email (any case) posts as that person.' })
+  @ApiPropertyOptional({ format: 'email', description: 'A known email (ASCII letters in any case, the domain as IDNA ASCII) posts as that person; a lookalike (`K`, `İ`, fullwidth letters in the local part) is another person.' })
   @Optional('a string')
   @Trim()
   @IsString({ message: 'must be a string' })
-  @IsEmail({}, { message: 'must be a valid email address' })
+  @IsEmailAddress()
   email?: string;
 }
 

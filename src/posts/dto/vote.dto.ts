@@ -8,7 +8,7 @@ export class VoteDto {
   @ApiPropertyOptional({
     type: AuthorDto,
     description:
-      'Who votes, by the rules of a post\'s `author`: a known email (any case) is that person; otherwise a new guest ' +
+      'Who votes, by the rules of a post\'s `author`: a known email (in its normal form, as for an author) is that person; otherwise a new guest ' +
       'with that name (and email). Omitted: the key\'s creator. Removing a vote needs the email.',
   })
   @IsOptional()

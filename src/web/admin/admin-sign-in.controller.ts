@@ -1,9 +1,10 @@
-import { Body, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { IsDefined, IsEmail, IsString } from 'class-validator';
+import { Body, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { IsDefined, IsString } from 'class-validator';
 import type { Response } from 'express';
+import { afterResponse } from '../../common/after-response';
 import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
-import { Trim, validateForm } from '../../common/validation';
+import { IsEmailAddress, Trim, validateForm } from '../../common/validation';
 import { clientNetwork } from '../../rate-limit/client-network';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { clearCookie, readCookie, setCookie } from '../shared/cookies';
@@ -14,6 +15,7 @@ import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
 import { newSecret, SessionsService } from '../shared/sessions.service';
 import { SignInService } from '../shared/sign-in.service';
+import { DashboardClaim, DashboardSignIns } from './dashboard-sign-ins.service';
 import { AdminCookies, AdminGuard, SignedOut } from './admin.guard';
 import { AdminPaths } from './admin-paths';
 import { adminCodePage, adminLinkPage, adminSignInPage, choosePage } from './views/sign-in';
@@ -22,26 +24,29 @@ class AdminSignInDto {
   @IsDefined({ message: 'is required' })
   @Trim()
   @IsString({ message: 'must be a string' })
-  @IsEmail({}, { message: 'must be a valid email address' })
+  @IsEmailAddress()
   email: string;
 }
 
 type Form = Record<string, string | undefined>;
 const PRIVATE = { public: false as const };
-/** The sign-in cookie of an address that is no member's: a workspace that does not exist. */
-const NOWHERE = '00000000-0000-0000-0000-000000000000';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A sign-in cookie's value: a random secret (newSecret), and nothing else. */
+const FLOW = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Members sign in to the dashboard with an emailed code (the visitors' rules and limits; the
- * page says the same whether or not the address is a member's) or with a one-time link from
- * the CLI (`member sign-in-link`). A member of several workspaces then picks one. The session is
- * the dashboard's own cookie, 12 hours from last use.
+ * Members sign in to the dashboard with an emailed code (the visitors' rules and limits) or with
+ * a one-time link from the CLI (`member sign-in-link`). A member of several workspaces then picks
+ * one. The session is the dashboard's own cookie, 12 hours from last use. Nothing answered tells
+ * whether an address is a member's: the same pages, a sign-in cookie that is an opaque secret for
+ * everyone, and the same work before the answer (DashboardSignIns). Each sign-in is used once.
  */
 @PageController('admin', AdminGuard)
 export class AdminSignInController {
+  private readonly logger = new Logger('DashboardSignIn');
+
   constructor(
     private readonly signIn: SignInService,
+    private readonly signIns: DashboardSignIns,
     private readonly workspaces: WorkspacesService,
     private readonly sessions: SessionsService,
     private readonly cookies: AdminCookies,
@@ -71,20 +76,12 @@ export class AdminSignInController {
       res.setHeader('Retry-After', error.headers['Retry-After']);
       return this.emailForm(req, res, redirect, { values: typed, errors: { _form: `${error.message} Nothing was sent.` } }, 429);
     }
-    const [first] = await this.workspaces.memberships(email);
-    const secret = newSecret();
-    setCookie(res, this.cookies.signIn, `${first?.workspace.id ?? NOWHERE}.${secret}`);
-    if (first) {
-      await this.signIn.sendCode({
-        workspaceId: first.workspace.id,
-        place: first.workspace.name,
-        kind: 'member',
-        email,
-        name: null,
-        flow: secret,
-        link: (token) => this.linkUrl(first.workspace.id, token),
-      });
-    }
+    // Whether the address is a member's is looked up once the answer is out.
+    const { id, flow } = await this.signIns.ask(email);
+    setCookie(res, this.cookies.signIn, flow);
+    afterResponse(res, this.logger, 'Sending a dashboard sign-in email', () =>
+      this.signIns.deliver(id, (token) => this.paths.url(`/admin/sign-in/link/${token}`)),
+    );
     return new Redirect(this.withRedirect('/admin/sign-in/code', redirect));
   }
 
@@ -100,9 +97,9 @@ export class AdminSignInController {
   async enter(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
     const redirect = this.paths.back(form.redirect);
     const flow = this.flow(req);
-    const claim = flow ? await this.signIn.checkCode(flow.workspaceId, 'member', flow.secret, form.code ?? '') : 'Ask for a code first.';
+    const claim = flow ? await this.signIns.checkCode(flow, form.code ?? '') : 'Ask for a code first.';
     if (typeof claim === 'string') return this.codeForm(req, res, redirect, { values: {}, errors: { _form: claim } }, 400);
-    return this.toWorkspace(req, res, claim.email, null, redirect);
+    return this.toWorkspace(req, res, claim, null, redirect);
   }
 
   @Post('sign-in/choose')
@@ -110,20 +107,19 @@ export class AdminSignInController {
   @HttpCode(303)
   async choose(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
     const flow = this.flow(req);
-    const email = flow ? await this.signIn.verifiedEmail(flow.workspaceId, 'member', flow.secret) : null;
-    if (!email) throw PageError.forbidden('This sign-in has expired. Sign in again.');
-    return this.toWorkspace(req, res, email, form.workspace ?? '', this.paths.back(form.redirect));
+    const claim = flow ? await this.signIns.verified(flow) : null;
+    if (!claim) throw PageError.forbidden('This sign-in was used already, or has expired. Sign in again.');
+    return this.toWorkspace(req, res, claim, form.workspace ?? '', this.paths.back(form.redirect));
   }
 
   @Get('sign-in/link/:token')
   @SignedOut()
   async link(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Param('token') token: string): Promise<Page> {
-    const parsed = parseLink(token);
-    const problem = parsed ? await this.signIn.checkLink(parsed.workspaceId, 'member', parsed.token) : 'This sign-in link is not valid.';
+    const problem = await this.signIns.checkLink(token);
     const html = adminLinkPage(this.paths.frame(req), {
       problem,
       action: this.paths.admin(`/admin/sign-in/link/${token}`),
-      token: this.tokens.for(this.startFlow(req, res, parsed?.workspaceId ?? NOWHERE)),
+      token: this.tokens.for(this.startFlow(req, res)),
       again: this.paths.admin('/admin/sign-in'),
     });
     return new Page(html, PRIVATE, problem ? 410 : 200);
@@ -133,10 +129,9 @@ export class AdminSignInController {
   @SignedOut()
   @HttpCode(303)
   async useLink(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Param('token') token: string): Promise<Page | Redirect> {
-    const parsed = parseLink(token);
-    const claim = parsed ? await this.signIn.useLink(parsed.workspaceId, 'member', parsed.token) : 'This sign-in link is not valid.';
+    const claim = await this.signIns.useLink(token);
     if (typeof claim === 'string') throw new PageError(410, 'This link no longer works', claim);
-    return this.toWorkspace(req, res, claim.email, parsed!.workspaceId, this.paths.admin('/admin'));
+    return this.toWorkspace(req, res, claim, claim.workspaceId, this.paths.admin('/admin'));
   }
 
   @Post('sign-out')
@@ -149,10 +144,11 @@ export class AdminSignInController {
 
   /**
    * Signs in to the workspace chosen (or the only one) where the address is a member; a member
-   * of several who has not chosen gets the choice. A new session every time, the one before ended.
+   * of several who has not chosen gets the choice. The sign-in is used up by the session made
+   * from it. A new session every time, the one before ended.
    */
-  private async toWorkspace(req: ChorusRequest, res: Response, email: string, chosen: string | null, redirect: string): Promise<Page | Redirect> {
-    const memberships = await this.workspaces.memberships(email);
+  private async toWorkspace(req: ChorusRequest, res: Response, claim: DashboardClaim, chosen: string | null, redirect: string): Promise<Page | Redirect> {
+    const memberships = await this.workspaces.memberships(claim.email);
     const membership = chosen !== null ? memberships.find((m) => m.workspace.id === chosen) : memberships.length === 1 ? memberships[0] : undefined;
     if (!membership && (chosen !== null || memberships.length === 0)) {
       throw PageError.forbidden('This address is not a member of that workspace (any more).');
@@ -166,6 +162,7 @@ export class AdminSignInController {
       });
       return new Page(html, PRIVATE);
     }
+    if (!(await this.signIns.use(claim.id))) throw PageError.forbidden('This sign-in was used already, or has expired. Sign in again.');
     if (req.admin) await this.sessions.end(req.admin.member.token);
     const { token } = await this.sessions.start(membership.workspace.id, 'member', membership.personId);
     setCookie(res, this.cookies.session, token);
@@ -173,22 +170,17 @@ export class AdminSignInController {
     return new Redirect(redirect);
   }
 
-  /** This browser's sign-in under way: `<workspace id>.<secret>`, set when a code was asked for. */
-  private flow(req: ChorusRequest): { workspaceId: string; secret: string } | null {
-    const [workspaceId, secret] = (readCookie(req, this.cookies.signIn) ?? '').split('.');
-    return UUID.test(workspaceId ?? '') && secret ? { workspaceId, secret } : null;
+  /** This browser's sign-in under way: its cookie's secret (new at each code asked for), if any. */
+  private flow(req: ChorusRequest): string | null {
+    const flow = readCookie(req, this.cookies.signIn) ?? '';
+    return FLOW.test(flow) ? flow : null;
   }
 
   /** Keeps this browser's sign-in cookie (or starts one) and answers it: the page's form token is bound to it. */
-  private startFlow(req: ChorusRequest, res: Response, workspaceId = NOWHERE): string {
-    const flow = this.flow(req);
-    const value = flow ? `${flow.workspaceId}.${flow.secret}` : `${workspaceId}.${newSecret()}`;
+  private startFlow(req: ChorusRequest, res: Response): string {
+    const value = this.flow(req) ?? newSecret();
     setCookie(res, this.cookies.signIn, value);
     return value;
-  }
-
-  private linkUrl(workspaceId: string, token: string): string {
-    return this.paths.url(`/admin/sign-in/link/${workspaceId}.${token}`);
   }
 
   private withRedirect(path: string, redirect: string): string {
@@ -216,11 +208,4 @@ export class AdminSignInController {
     });
     return new Page(html, PRIVATE, status);
   }
-}
-
-/** A dashboard link's token: `<workspace id>.<code id>.<secret>`. */
-function parseLink(token: string): { workspaceId: string; token: string } | null {
-  const dot = token.indexOf('.');
-  const workspaceId = token.slice(0, dot);
-  return dot > 0 && UUID.test(workspaceId) ? { workspaceId, token: token.slice(dot + 1) } : null;
 }

@@ -16,7 +16,11 @@ const SIGNED_OUT = 'chorus:signed-out';
 /** A dashboard page for someone not (yet) signed in: the sign-in pages. */
 export const SignedOut = () => SetMetadata(SIGNED_OUT, true);
 
-/** The dashboard's cookies (path `/admin`, so the public site never sees them): a member's session, and a sign-in under way. */
+/**
+ * The dashboard's cookies (path `/admin`, so the public site never sees them): a member's
+ * session, and a sign-in under way. Their names hold a dot after `chorus`, which no cookie of a
+ * workspace's site can (SiteCookies): the site's cookies are sent to /admin too.
+ */
 @Injectable()
 export class AdminCookies {
   readonly session: CookieSpec;
@@ -24,8 +28,8 @@ export class AdminCookies {
 
   constructor(links: Links) {
     const rules = { path: links.adminPath('/admin'), secure: links.dashboardIsHttps };
-    this.session = cookieSpec('chorus-admin', { ...rules, maxAgeMs: SESSION_LIFETIME_MS.member });
-    this.signIn = cookieSpec('chorus-admin-signin', { ...rules, maxAgeMs: SIGN_IN_LIFETIME_MS });
+    this.session = cookieSpec('chorus.admin', { ...rules, maxAgeMs: SESSION_LIFETIME_MS.member });
+    this.signIn = cookieSpec('chorus.admin-signin', { ...rules, maxAgeMs: SIGN_IN_LIFETIME_MS });
   }
 }
 

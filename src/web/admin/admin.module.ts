@@ -13,6 +13,7 @@ import { AdminPaths } from './admin-paths';
 import { AdminPostsController } from './admin-posts.controller';
 import { AdminSignInController } from './admin-sign-in.controller';
 import { AdminCookies, AdminGuard } from './admin.guard';
+import { DashboardSignIns } from './dashboard-sign-ins.service';
 
 /**
  * The dashboard behind every `admin_url`: a workspace's members answer posts, move them along,
@@ -21,6 +22,6 @@ import { AdminCookies, AdminGuard } from './admin.guard';
 @Module({
   imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule],
   controllers: [AdminSignInController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController],
-  providers: [AdminPaths, AdminCookies, AdminGuard],
+  providers: [AdminPaths, AdminCookies, AdminGuard, DashboardSignIns],
 })
 export class AdminModule {}

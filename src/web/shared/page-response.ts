@@ -1,7 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { map, Observable, of } from 'rxjs';
 import type { ChorusRequest } from '../../common/request-context';
+import { routeMetadata } from '../../common/route-metadata';
+import { PAGE_QUERY, pageAddress } from './page-address';
 import { etagOf, matchesEtag, PageCache } from './page-cache';
 
 /** How a page may be kept: by anyone (a visitor without a session), or by no one. */
@@ -38,14 +41,23 @@ const PRIVATE = 'private, no-store';
  */
 @Injectable()
 export class PageResponses implements NestInterceptor {
-  constructor(private readonly cache: PageCache) {}
+  private readonly usedQuery: (context: ExecutionContext) => string[] | undefined;
+
+  constructor(
+    private readonly cache: PageCache,
+    reflector: Reflector,
+  ) {
+    this.usedQuery = routeMetadata<string[]>(reflector, PAGE_QUERY);
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const req = http.getRequest<ChorusRequest>();
     const res = http.getResponse<Response>();
     const ifNoneMatch = req.headers['if-none-match'];
-    const kept = (req.method === 'GET' || req.method === 'HEAD') && req.site?.anonymous ? this.cache.current(req.originalUrl) : null;
+    // Kept by the page's own address: the parameters it does not use are not part of it (PageQuery).
+    const address = pageAddress(req.originalUrl, this.usedQuery(context));
+    const kept = (req.method === 'GET' || req.method === 'HEAD') && req.site?.anonymous ? this.cache.current(address) : null;
     if (kept && matchesEtag(ifNoneMatch, kept.etag)) {
       this.sendPublic(res, kept.etag);
       res.status(304);
@@ -57,7 +69,7 @@ export class PageResponses implements NestInterceptor {
       this.sendPublic(res, kept.etag);
       return of(kept.body);
     }
-    return next.handle().pipe(map((result: unknown) => this.send(req, res, result, ifNoneMatch)));
+    return next.handle().pipe(map((result: unknown) => this.send(req, res, result, ifNoneMatch, address)));
   }
 
   private sendPublic(res: Response, etag: string): void {
@@ -66,7 +78,7 @@ export class PageResponses implements NestInterceptor {
     res.setHeader('Vary', 'Cookie');
   }
 
-  private send(req: ChorusRequest, res: Response, result: unknown, ifNoneMatch: string | undefined): string | Buffer {
+  private send(req: ChorusRequest, res: Response, result: unknown, ifNoneMatch: string | undefined, address: string): string | Buffer {
     if (result instanceof Redirect) {
       res.status(result.status);
       res.setHeader('Location', result.location);
@@ -86,7 +98,7 @@ export class PageResponses implements NestInterceptor {
     const etag = etagOf(bytes);
     this.sendPublic(res, etag);
     const { workspaceId, version } = result.caching;
-    this.cache.remember(req.originalUrl, workspaceId, version, { etag, body: bytes, type: result.type, headers: result.headers });
+    this.cache.remember(address, workspaceId, version, { etag, body: bytes, type: result.type, headers: result.headers });
     if (matchesEtag(ifNoneMatch, etag)) {
       res.status(304);
       return '';

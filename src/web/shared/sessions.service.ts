@@ -118,10 +118,12 @@ export class SessionsService {
     await manager.query(`DELETE FROM sessions WHERE workspace_id = $1 AND person_id = $2`, [workspaceId, personId]);
   }
 
-  /** Sessions and sign-in codes past their end are never found; this only keeps the tables small (hourly). */
+  /** Sessions, sign-in codes and used SSO tokens past their end are never found; this only keeps the tables small (hourly). */
   async purgeExpired(): Promise<void> {
     await this.db.query(`DELETE FROM sessions WHERE expires_at <= now()`);
-    // Codes a day past their end: a member's choice of workspace reads a used code for 15 minutes.
+    await this.db.query(`DELETE FROM sso_token_uses WHERE expires_at <= now()`);
+    // Codes and dashboard sign-ins a day past their end: until then one is told as expired, not unknown.
     await this.db.query(`DELETE FROM sign_in_codes WHERE expires_at <= now() - interval '1 day'`);
+    await this.db.query(`DELETE FROM dashboard_sign_ins WHERE expires_at <= now() - interval '1 day'`);
   }
 }

@@ -2,6 +2,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Inject, Injectable, INestApplicationContext } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AppError } from '../../common/app-error';
+import { normalEmail } from '../../common/email-address';
 import { SecretBox } from '../../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Links } from '../../config/links';
@@ -12,6 +14,7 @@ import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } fr
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
 import { RateLimitStore } from '../../rate-limit/rate-limit.store';
 import { OUTBOX_CHANNEL } from '../../outbox/events.store';
+import { createDashboardSignInLink } from '../admin/dashboard-sign-in-link';
 import { hashSecret, newSecret, SessionKind } from './sessions.service';
 
 /** Wrong codes after which a code is spent. */
@@ -49,8 +52,9 @@ export class SignInService {
   ) {}
 
   /**
-   * Emails a code and a link (`link(token)` makes its address) to `email`, bound to the browser
-   * whose sign-in cookie holds `flow`. The caller has counted it (withinLimits).
+   * Emails a code and a link (`link(token)` makes its address) to `email` in its normal form (the
+   * address the person is then found by), bound to the browser whose sign-in cookie holds `flow`.
+   * The caller has counted it (withinLimits).
    */
   async sendCode(input: {
     workspaceId: string;
@@ -61,6 +65,7 @@ export class SignInService {
     flow: string;
     link: (token: string) => string;
   }): Promise<void> {
+    const email = addressOf(input.email);
     const id = randomUUID();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const linkSecret = newSecret();
@@ -68,9 +73,9 @@ export class SignInService {
       await manager.query(
         `INSERT INTO sign_in_codes (workspace_id, id, kind, email, name, code_hash, link_hash, flow_hash, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9 * interval '1 millisecond')`,
-        [input.workspaceId, id, input.kind, input.email, input.name, this.codeHash(id, code), hashSecret(linkSecret), hashSecret(input.flow), SIGN_IN_LIFETIME_MS],
+        [input.workspaceId, id, input.kind, email, input.name, this.codeHash(id, code), hashSecret(linkSecret), hashSecret(input.flow), SIGN_IN_LIFETIME_MS],
       );
-      const message = signInEmail({ to: input.email, place: input.place, code, link: input.link(`${id}.${linkSecret}`), dashboard: input.kind === 'member' });
+      const message = signInEmail({ to: email, place: input.place, code, link: input.link(`${id}.${linkSecret}`), dashboard: input.kind === 'member' });
       await this.queueEmail(manager, input.workspaceId, id, message);
     });
   }
@@ -86,24 +91,10 @@ export class SignInService {
     if (!byClient.allowed) {
       throw rateLimited(wholeSeconds(byClient.resetInMs), 'Too many sign-in emails were asked for from your network in the last hour.');
     }
-    const byAddress = await this.limits.take(`signin:address:${email.toLowerCase()}`, EMAILS_PER_ADDRESS, ADDRESS_WINDOW_MS);
+    const byAddress = await this.limits.take(`signin:address:${addressOf(email)}`, EMAILS_PER_ADDRESS, ADDRESS_WINDOW_MS);
     if (!byAddress.allowed) {
       throw rateLimited(wholeSeconds(byAddress.resetInMs), `${EMAILS_PER_ADDRESS} sign-in emails were sent to this address in the last 15 minutes.`);
     }
-  }
-
-  /**
-   * The address whose code this browser's sign-in used, within the code's 15 minutes: a member of
-   * several workspaces, signed in by it, then picks one.
-   */
-  async verifiedEmail(workspaceId: string, kind: SessionKind, flow: string): Promise<string | null> {
-    const [row]: { email: string }[] = await this.db.query(
-      `SELECT email FROM sign_in_codes
-        WHERE workspace_id = $1 AND kind = $2 AND flow_hash = $3 AND used_at IS NOT NULL AND expires_at > now()
-        ORDER BY created_at DESC LIMIT 1`,
-      [workspaceId, kind, hashSecret(flow)],
-    );
-    return row?.email ?? null;
   }
 
   /** The address the latest code of this browser's sign-in went to (to show where to look), if any. */
@@ -192,8 +183,11 @@ export class SignInService {
     return this.box.mac(`${id}:${code}`, 'sign-in-code');
   }
 
-  /** The email goes out through the outbox, sealed: the code is readable only by the processor that sends it. */
-  private async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
+  /**
+   * Queues a sign-in email (`eventId`: the code or sign-in it carries) in the workspace's outbox,
+   * sealed: the code is readable only by the processor that sends it.
+   */
+  async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
     const deliveryId = randomUUID();
     if (await isDistributed(this.db, manager)) {
       // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the
@@ -214,6 +208,13 @@ export class SignInService {
       [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId)), OUTBOX_CHANNEL],
     );
   }
+}
+
+/** An address in its normal form; the forms have refused what has none. */
+function addressOf(email: string): string {
+  const normal = normalEmail(email);
+  if (normal === null) throw AppError.invalid('email', 'must be a valid email address');
+  return normal;
 }
 
 function parseLink(token: string): { id: string; secret: string } | null {
@@ -238,7 +239,7 @@ export async function createSignInLink(db: Pick<DataSource, 'query'>, workspaceI
 
 /** A one-time link to the dashboard for a member (the CLI's `member sign-in-link`, the demo start). */
 export async function memberSignInLink(app: INestApplicationContext, workspaceId: string, email: string): Promise<string> {
-  const token = await createSignInLink(app.get(DataSource), workspaceId, 'member', email);
+  const token = await createDashboardSignInLink(app.get(DataSource), workspaceId, email);
   const links = app.get(Links);
-  return `${links.dashboardOrigin}${links.adminPath(`/admin/sign-in/link/${workspaceId}.${token}`)}`;
+  return `${links.dashboardOrigin}${links.adminPath(`/admin/sign-in/link/${token}`)}`;
 }

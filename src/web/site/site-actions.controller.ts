@@ -32,7 +32,7 @@ export class SiteActionsController {
   @HttpCode(303)
   async vote(@Req() req: ChorusRequest, @Param('post') segment: string, @Body() form: Form): Promise<Redirect> {
     const site = req.site!;
-    const { post } = await this.site.publicPost(site, postIdOf(segment));
+    const { post } = await this.site.actionablePost(site, postIdOf(segment));
     await this.actions.vote(site, post, form.intent !== 'remove');
     return new Redirect(this.paths.back(site.workspace.slug, form.back));
   }
@@ -41,7 +41,7 @@ export class SiteActionsController {
   @HttpCode(303)
   async comment(@Req() req: ChorusRequest, @Param('post') segment: string, @Body() form: Form): Promise<Redirect | Page> {
     const site = req.site!;
-    const { post, board } = await this.site.publicPost(site, postIdOf(segment));
+    const { post, board } = await this.site.actionablePost(site, postIdOf(segment));
     const here = this.paths.local(post.url);
     const outcome = await this.actions.comment(site, post, form);
     if ('done' in outcome) return new Redirect(`${here}#comment-${outcome.done.id}`);

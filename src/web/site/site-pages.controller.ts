@@ -5,6 +5,7 @@ import { FormQueryValidation } from '../../common/validation';
 import { Links } from '../../config/links';
 import { ListPostsQuery } from '../../posts/dto/list-posts.query';
 import { emptyForm } from '../shared/forms';
+import { pageAddress, PageQuery } from '../shared/page-address';
 import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
 import { SiteContext } from './site-context';
@@ -23,12 +24,17 @@ export function postIdOf(segment: string): number {
   return Number(id);
 }
 
+/** The query of a board's address (the API list's parameters that a board page uses). */
+const BOARD_QUERY = ['sort', 'status', 'q', 'offset'];
+
 const publicCaching = (site: SiteContext) => ({ public: true as const, workspaceId: site.workspace.id, version: site.version });
 
 /**
  * The pages anyone reads: a workspace's boards, a board's posts, a post, the roadmap, a board's
  * feed and the sitemap. Each reads through SiteService (the API's services) and hands plain
- * data to a view; what may be kept and revalidated is PageResponses' business.
+ * data to a view; what may be kept and revalidated is PageResponses' business. A page's own
+ * address (`here`) holds only the query parameters it uses (PageQuery), so that any other
+ * spelling of it is the same page, byte for byte.
  */
 @PageController(':workspace', SiteGuard)
 export class SitePagesController {
@@ -43,7 +49,7 @@ export class SitePagesController {
   async home(@Req() req: ChorusRequest): Promise<Page> {
     const site = req.site!;
     const boards = await this.site.home(site);
-    const frame = this.paths.frame(site, this.links.publicPath(req.originalUrl));
+    const frame = this.paths.frame(site, this.links.publicPath(pageAddress(req.originalUrl)));
     const html = homePage(frame, {
       boards: boards.map((board) => ({ board, href: this.paths.of(site.workspace.slug, `/${board.slug}`) })),
       canonical: this.paths.url(site.workspace.slug),
@@ -55,7 +61,7 @@ export class SitePagesController {
   async roadmap(@Req() req: ChorusRequest): Promise<Page> {
     const site = req.site!;
     const columns = await this.site.roadmap(site);
-    const frame = this.paths.frame(site, this.links.publicPath(req.originalUrl));
+    const frame = this.paths.frame(site, this.links.publicPath(pageAddress(req.originalUrl)));
     const html = roadmapPage(frame, {
       columns: columns.map((c) => ({ status: c.status, posts: c.posts.map((post) => ({ post, href: this.paths.local(post.url) })) })),
       canonical: this.paths.url(site.workspace.slug, '/roadmap'),
@@ -77,11 +83,13 @@ export class SitePagesController {
   }
 
   @Get(':board')
+  @PageQuery(...BOARD_QUERY)
   async board(@Req() req: ChorusRequest, @Param('board') slug: string, @Query(FormQueryValidation) query: ListPostsQuery): Promise<Page> {
     const site = req.site!;
     const board = await this.site.board(site, slug);
     const boardQuery: BoardQuery = { sort: query.sort ?? 'new', status: query.status, q: query.q || undefined, offset: Number(query.offset ?? 0) };
-    return new Page(await this.views.board(site, board, boardQuery, this.links.publicPath(req.originalUrl), emptyForm()), publicCaching(site));
+    const here = this.links.publicPath(pageAddress(req.originalUrl, BOARD_QUERY));
+    return new Page(await this.views.board(site, board, boardQuery, here, emptyForm()), publicCaching(site));
   }
 
   @Get(':board/feed.atom')

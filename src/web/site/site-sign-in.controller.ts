@@ -130,7 +130,7 @@ export class SiteSignInController {
     if (typeof token !== 'string' || token === '') throw PageError.badRequest('Single sign-on did not work', 'The address has no token ("token").');
     let who;
     try {
-      who = await this.sso.verify(site.workspace.id, token);
+      who = await this.sso.signIn(site.workspace.id, token);
     } catch (error) {
       if (error instanceof SsoRefusal) throw PageError.badRequest('Single sign-on did not work', error.message);
       throw error;

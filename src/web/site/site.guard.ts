@@ -15,7 +15,13 @@ import { SESSION_LIFETIME_MS, SessionsService } from '../shared/sessions.service
 import { SIGN_IN_LIFETIME_MS } from '../../notifications/sign-in-email';
 import { SiteService } from './site.service';
 
-/** The site's cookies: a visitor's session in a workspace, and a sign-in under way there. */
+/**
+ * The site's cookies: a visitor's session in a workspace (`chorus-<slug>`), and a sign-in under
+ * way there (`chorus-signin.<slug>`). A slug holds no dot, so no cookie name of one workspace is
+ * another's, whatever their slugs (`signin-acme`'s session is not `acme`'s sign-in), nor one of
+ * the dashboard's (`chorus.admin…`, see AdminCookies): a name without a dot is a session's, and
+ * the part before a dot says whose cookie it is.
+ */
 @Injectable()
 export class SiteCookies {
   constructor(private readonly links: Links) {}
@@ -25,7 +31,7 @@ export class SiteCookies {
   }
 
   signIn(workspaceSlug: string): CookieSpec {
-    return cookieSpec(`chorus-signin-${workspaceSlug}`, { path: '/', secure: this.links.siteIsHttps, maxAgeMs: SIGN_IN_LIFETIME_MS });
+    return cookieSpec(`chorus-signin.${workspaceSlug}`, { path: '/', secure: this.links.siteIsHttps, maxAgeMs: SIGN_IN_LIFETIME_MS });
   }
 }
 

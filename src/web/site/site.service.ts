@@ -92,10 +92,22 @@ export class SiteService {
     return { post, board };
   }
 
-  /** A post of a public board, merged or not (what a vote or a comment is for, as in the API). */
+  /** A post of a public board, merged or not. */
   async publicPost(site: SiteContext, id: number): Promise<{ post: PostResponse; board: BoardEntity }> {
     const post = await this.posts.get(readerOf(site), id);
     return { post, board: await this.boards.findPublicBySlug(site.workspace.id, post.board.slug) };
+  }
+
+  /**
+   * A post a visitor may act on (vote, comment): one of a public board that is not merged. A
+   * merged post is a redirect for reading only; acting on it is `not_found`, exactly as for an
+   * id that does not exist, whatever board its target is on (else a vote would land on a private
+   * post, and the difference would tell which ids exist).
+   */
+  async actionablePost(site: SiteContext, id: number): Promise<{ post: PostResponse; board: BoardEntity }> {
+    const found = await this.publicPost(site, id);
+    if (found.post.merged_into) throw AppError.notFound('post');
+    return found;
   }
 
   comments(site: SiteContext, post: PostResponse): Promise<CommentResponse[]> {

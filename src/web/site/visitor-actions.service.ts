@@ -31,7 +31,7 @@ export class VisitorActionsService {
     private readonly limits: RateLimitStore,
   ) {}
 
-  /** Adds the visitor's vote, or takes it back (a vote for a merged post counts on its target, as in the API). */
+  /** Adds the visitor's vote, or takes it back (never on a merged post: SiteService.actionablePost). */
   async vote(site: SiteContext, post: PostResponse, add: boolean): Promise<void> {
     if (add) await this.posts.addVote(actorOf(site), post.id);
     else await this.posts.removeVote(actorOf(site), post.id);

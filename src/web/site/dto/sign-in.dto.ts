@@ -1,12 +1,12 @@
-import { IsDefined, IsEmail, IsString } from 'class-validator';
-import { HasLength, Trim } from '../../../common/validation';
+import { IsDefined, IsString } from 'class-validator';
+import { HasLength, IsEmailAddress, Trim } from '../../../common/validation';
 
 /** The sign-in form of the public site: who is asking for a code, with the API's rules for an author. */
 export class SignInDto {
   @IsDefined({ message: 'is required' })
   @Trim()
   @IsString({ message: 'must be a string' })
-  @IsEmail({}, { message: 'must be a valid email address' })
+  @IsEmailAddress()
   email: string;
 
   @IsDefined({ message: 'is required' })
