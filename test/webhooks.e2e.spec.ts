@@ -461,7 +461,7 @@ describe('webhooks', () => {
         for (let i = 1; i < requests.length; i++) {
           const gap = requests[i].at - requests[i - 1].respondedAt!;
           expect(gap).toBeGreaterThanOrEqual(SCHEDULE[i - 1]);
-          expect(gap).toBeLessThan(SCHEDULE[i - 1] + 1_000);
+          expect(gap).toBeLessThan(SCHEDULE[i - 1] + 2_500); // "not much later": one poll, with room for a loaded machine
         }
 
         const [failed] = await listDeliveries(api, endpoint.id);
@@ -476,7 +476,7 @@ describe('webhooks', () => {
           const previous = failed.attempts[i - 1];
           const planned = Date.parse(previous.at) + previous.duration_ms + SCHEDULE[i - 1];
           expect(Date.parse(failed.attempts[i].at)).toBeGreaterThanOrEqual(planned);
-          expect(Date.parse(failed.attempts[i].at)).toBeLessThan(planned + 1_000);
+          expect(Date.parse(failed.attempts[i].at)).toBeLessThan(planned + 2_500);
         }
         const endpointNow = (await api.get(`/api/v1/webhook_endpoints/${endpoint.id}`)).body.data;
         expect(endpointNow).toMatchObject({ enabled: true, consecutive_failures: 6 });
