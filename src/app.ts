@@ -8,6 +8,7 @@ import { Links } from './config/links';
 import { createLogger, NestPinoLogger, observeRequests } from './common/logging';
 import type { AppConfig } from './config/app-config';
 import { DatabaseTarget, runMigrations } from './database/database';
+import { recordHttpRequest } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
@@ -26,7 +27,8 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   // Express would hash every GET body for an ETag that no client of this API sends back.
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
-  app.use(observeRequests(logger, app.get(MetricsService)));
+  const metrics = app.get(MetricsService);
+  app.use(observeRequests(logger, (req, res, seconds) => recordHttpRequest(metrics, req, res, seconds)));
   app.use(securityHeaders(app.get(Links)));
   // Pages (the site, the dashboard, the email links) take forms: pageRequests reads them.
   app.use(jsonBody(isPagePath));

@@ -4,7 +4,7 @@ import type { Caller, ChorusRequest } from '../common/request-context';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { clientNetwork } from '../rate-limit/client-network';
 import { rateLimited, wholeSeconds } from '../rate-limit/rate-limit.headers';
-import { RateLimitStore } from '../rate-limit/rate-limit.store';
+import { RateLimitCounters } from '../rate-limit/counters';
 import { ApiKeysService } from './api-keys.service';
 
 /**
@@ -19,7 +19,7 @@ import { ApiKeysService } from './api-keys.service';
 export class RequestAuthenticator {
   constructor(
     private readonly keys: ApiKeysService,
-    private readonly limits: RateLimitStore,
+    private readonly limits: RateLimitCounters,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

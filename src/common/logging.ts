@@ -1,8 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import pino, { Logger as Pino } from 'pino';
-import { recordHttpRequest } from '../metrics/http-metrics';
-import type { MetricsService } from '../metrics/metrics.service';
 import { pooledRandomId } from './random';
 import { loggedUrl } from './logged-url';
 import type { ChorusRequest } from './request-context';
@@ -98,13 +96,13 @@ export { loggedUrl } from './logged-url';
 
 /**
  * What every request gets, in one middleware (one clock, one listener): an id, answered in the
- * `Request-Id` header; as it ends, its metrics (`recordHttpRequest`) and one JSON log line with
+ * `Request-Id` header; as it ends, `finished` (its metrics, in the app) and one JSON log line with
  * its id, method and URL (never its headers: nobody reads them, and they carry credentials; nor
  * the tokens of sign-in addresses, see loggedUrl),
  * status, duration in ms, and the workspace once the key is known. A 5xx logs at error, a 4xx at
  * warn. A request whose client went away first is logged once too, as aborted, and not counted.
  */
-export function observeRequests(logger: Pino, metrics: MetricsService) {
+export function observeRequests(logger: Pino, finished: (req: ChorusRequest, res: Response, seconds: number) => void) {
   return (req: ChorusRequest, res: Response, next: NextFunction): void => {
     const started = performance.now();
     req.id = `req_${pooledRandomId(12)}`;
@@ -114,8 +112,8 @@ export function observeRequests(logger: Pino, metrics: MetricsService) {
       if (ended) return;
       ended = true;
       const ms = performance.now() - started;
-      const finished = res.writableFinished;
-      if (finished) recordHttpRequest(metrics, req, res, ms / 1000);
+      const completed = res.writableFinished;
+      if (completed) finished(req, res, ms / 1000);
       const status = res.statusCode;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
@@ -125,7 +123,7 @@ export function observeRequests(logger: Pino, metrics: MetricsService) {
         responseTime: Math.round(ms),
       };
       if (req.caller) line.workspace_id = req.caller.workspaceId;
-      logger[level](line, finished ? 'request completed' : 'request aborted');
+      logger[level](line, completed ? 'request completed' : 'request aborted');
     };
     res.once('finish', end);
     res.once('close', end);

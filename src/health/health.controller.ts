@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator';
 import { Database } from '../database/sql';
 import { oldestDue } from '../metrics/metrics.service';
-import { RateLimitStore } from '../rate-limit/rate-limit.store';
+import { RateLimitCounters } from '../rate-limit/counters';
 
 /** A due delivery waiting this long while nothing is being sent means no processor is working. */
 export const OUTBOX_STUCK_SECONDS = 300;
@@ -20,7 +20,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly typeorm: TypeOrmHealthIndicator,
-    private readonly limits: RateLimitStore,
+    private readonly limits: RateLimitCounters,
     @InjectDataSource() private readonly migrations: DataSource,
     private readonly db: Database,
   ) {}

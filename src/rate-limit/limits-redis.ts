@@ -19,7 +19,7 @@ export class LimitsRedis {
 
   constructor(nodes: string[]) {
     // Fail fast instead of queueing or retrying: a request must not wait on Redis, and a failed
-    // command counts in this instance instead (RateLimitStore).
+    // command counts in this instance instead (RateLimitCounters).
     const fast: RedisOptions = {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -52,7 +52,7 @@ export class LimitsRedis {
             // The password and TLS of the first address apply to the nodes the cluster reports.
             redisOptions: { ...fast, ...credentials(nodes[0]) },
           });
-    this.client.on('error', () => {}); // reported by RateLimitStore, once per outage
+    this.client.on('error', () => {}); // reported by RateLimitCounters, once per outage
     if (this.client instanceof Cluster) {
       // The cluster's connection to each node is lazy, and with no offline queue a command that
       // finds it still connecting fails: connect each node as soon as the cluster names it.

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { RateLimitStore } from './rate-limit.store';
+import { RateLimitCounters } from './counters';
 import { WorkspaceRateLimiter } from './workspace-rate-limiter';
 import { WorkspaceThrottlerGuard } from './workspace-throttler.guard';
 
 /**
  * Request limits per workspace and plan, and failed-authentication limits per address. The
- * counters live in RateLimitStore (Redis or this process); the throttler's own storage is unused.
+ * counters live in RateLimitCounters (Redis or this process); the throttler's own storage is unused.
  */
 @Module({
   imports: [
@@ -16,7 +16,7 @@ import { WorkspaceThrottlerGuard } from './workspace-throttler.guard';
       useFactory: (config: AppConfig) => [{ name: 'default', ttl: config.rateLimitWindowMs, limit: 1 }],
     }),
   ],
-  providers: [RateLimitStore, WorkspaceRateLimiter, WorkspaceThrottlerGuard],
-  exports: [RateLimitStore, WorkspaceRateLimiter, WorkspaceThrottlerGuard],
+  providers: [RateLimitCounters, WorkspaceRateLimiter, WorkspaceThrottlerGuard],
+  exports: [RateLimitCounters, WorkspaceRateLimiter, WorkspaceThrottlerGuard],
 })
 export class RateLimitModule {}

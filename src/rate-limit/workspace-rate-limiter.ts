@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import type { ChorusRequest } from '../common/request-context';
 import { PLANS, isPlan } from '../workspaces/plans';
 import { rateLimited, setRateLimitHeaders, wholeSeconds } from './rate-limit.headers';
-import { RateLimitStore } from './rate-limit.store';
+import { RateLimitCounters } from './counters';
 
 /**
  * The plan's requests per window for the authenticated workspace. The plan comes with the key
@@ -11,7 +11,7 @@ import { RateLimitStore } from './rate-limit.store';
  */
 @Injectable()
 export class WorkspaceRateLimiter {
-  constructor(private readonly store: RateLimitStore) {}
+  constructor(private readonly store: RateLimitCounters) {}
 
   async apply(req: ChorusRequest, res: Response): Promise<void> {
     const caller = req.caller!;

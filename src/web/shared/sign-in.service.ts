@@ -12,7 +12,7 @@ import { updateReturning } from '../../database/queries';
 import type { MailMessage } from '../../notifications/mailer';
 import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
-import { RateLimitStore } from '../../rate-limit/rate-limit.store';
+import { RateLimitCounters } from '../../rate-limit/counters';
 import { OUTBOX_CHANNEL } from '../../outbox/events.store';
 import { createDashboardSignInLink } from '../admin/dashboard-sign-in-link';
 import { hashSecret, newSecret, SessionKind } from './sessions.service';
@@ -39,7 +39,7 @@ export type SignInProblem = string;
  * and a link, good once and for 15 minutes, sent through the outbox's email channel. The code is
  * bound to the browser that asked for it (its sign-in cookie), and 5 wrong codes spend it. Only
  * hashes are stored; the email's body is sealed. At most 3 emails per address per 15 minutes and
- * SIGN_IN_CLIENT_LIMIT per client address per hour, across instances (RateLimitStore): nobody
+ * SIGN_IN_CLIENT_LIMIT per client address per hour, across instances (RateLimitCounters): nobody
  * can use Chorus to flood an inbox.
  */
 @Injectable()
@@ -48,7 +48,7 @@ export class SignInService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly box: SecretBox,
-    private readonly limits: RateLimitStore,
+    private readonly limits: RateLimitCounters,
   ) {}
 
   /**

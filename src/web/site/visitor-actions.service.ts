@@ -7,7 +7,7 @@ import { CreatePostDto } from '../../posts/dto/create-post.dto';
 import type { PostResponse } from '../../posts/post.mapper';
 import { PostsService } from '../../posts/posts.service';
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
-import { RateLimitStore } from '../../rate-limit/rate-limit.store';
+import { RateLimitCounters } from '../../rate-limit/counters';
 import type { BoardEntity } from '../../boards/board.entity';
 import { actorOf, SiteContext } from './site-context';
 
@@ -28,7 +28,7 @@ export class VisitorActionsService {
   constructor(
     private readonly posts: PostsService,
     private readonly comments: CommentsService,
-    private readonly limits: RateLimitStore,
+    private readonly limits: RateLimitCounters,
   ) {}
 
   /** Adds the visitor's vote, or takes it back (never on a merged post: SiteService.actionablePost). */

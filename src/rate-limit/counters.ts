@@ -50,7 +50,7 @@ const REDIS_BACKOFF_MS = 2_000;
  * answers again; counters on the cluster's other nodes stay shared.
  */
 @Injectable()
-export class RateLimitStore implements OnApplicationShutdown {
+export class RateLimitCounters implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimits');
   private readonly memory = new MemoryWindows();
   private readonly redis: LimitsRedis | null;
