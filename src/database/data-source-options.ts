@@ -16,28 +16,12 @@ import { DistributeByWorkspace1763810000000 } from '../../migrations/17638100000
 import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-EmailNormalForm';
 import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
 import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
-import { ApiKeyEntity } from '../auth/api-key.entity';
-import { BoardEntity } from '../boards/board.entity';
-import { CommentEntity } from '../comments/comment.entity';
-import { PostEntity } from '../posts/post.entity';
-import { StatusChangeEntity } from '../posts/status-change.entity';
-import { VoteEntity } from '../posts/vote.entity';
 import { DeliveryAttemptEntity } from '../webhooks/delivery-attempt.entity';
 import { OutboxEventEntity } from '../webhooks/outbox-event.entity';
 import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity';
 import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity';
-import { PersonEntity } from '../workspaces/person.entity';
-import { WorkspaceEntity } from '../workspaces/workspace.entity';
 
 export const ENTITIES = [
-  WorkspaceEntity,
-  PersonEntity,
-  ApiKeyEntity,
-  BoardEntity,
-  PostEntity,
-  VoteEntity,
-  StatusChangeEntity,
-  CommentEntity,
   OutboxEventEntity,
   WebhookEndpointEntity,
   WebhookDeliveryEntity,

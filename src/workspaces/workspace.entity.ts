@@ -1,20 +1,10 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Plan } from './plans';
 
-@Entity('workspaces')
-export class WorkspaceEntity {
-  @PrimaryGeneratedColumn('uuid')
+/** A row of `workspaces`, as its store reads it. */
+export interface WorkspaceEntity {
   id: string;
-
-  @Column({ type: 'text' })
   slug: string;
-
-  @Column({ type: 'text' })
   name: string;
-
-  @Column({ type: 'text' })
   plan: Plan;
-
-  @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt: Date;
 }
