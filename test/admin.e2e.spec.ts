@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createDashboardSignInLink } from '../src/web/admin/dashboard-sign-in-link';
-import { memberSignInLink } from '../src/web/shared/sign-in.service';
+import { SessionsStore } from '../src/web/shared/sessions.store';
+import { createDashboardSignInLink, memberSignInLink } from '../src/web/shared/sign-in.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
@@ -62,7 +62,7 @@ describe('the dashboard', () => {
       expect(again.status).toBe(410);
       expect(pageText(again.text)).toContain('used already');
       // An expired link says so.
-      const token = await createDashboardSignInLink(t.db, ws.id, ws.member.email);
+      const token = await createDashboardSignInLink(t.app.get(SessionsStore), ws.id, ws.member.email);
       await t.db.query(`UPDATE dashboard_sign_ins SET expires_at = now() - interval '1 second' WHERE id = $1`, [token.split('.')[0]]);
       expect(pageText((await browser().get(`/admin/sign-in/link/${token}`)).text)).toContain('has expired');
     });
@@ -134,9 +134,18 @@ describe('the dashboard', () => {
       const person = (await t.app.get(WorkspacesService).listMembers(ws.id)).find((m) => m.email === email)!;
       const confirm = await submit(member, '/admin/members', `/admin/members/${person.id}/remove`);
       expect(pageText(confirm.text)).toContain('Remove Lee Leaving from the members?');
+      const kept = new Map(other.cookies);
       const removed = await member.post(`/admin/members/${person.id}/remove`, { _csrf: formToken(confirm.text), confirm: 'yes' });
       expect(removed.status).toBe(303);
       expect((await other.get('/admin')).status).toBe(303);
+      // Their sessions ended with the removal, not just refused while they are no member: made a
+      // member again, they must sign in anew, and the old session's cookie stays refused.
+      expect((await t.db.query(`SELECT 1 FROM sessions WHERE workspace_id = $1 AND person_id = $2`, [ws.id, person.id])).length).toBe(0);
+      await t.app.get(WorkspacesService).addMember(ws.id, { email, name: 'Lee Leaving' });
+      const returning = browser();
+      for (const [name, value] of kept) returning.cookies.set(name, value);
+      expect(returning.cookies.size).toBeGreaterThan(0);
+      expect((await returning.get('/admin')).status).toBe(303);
     });
   });
 

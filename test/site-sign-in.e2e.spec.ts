@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SessionsService } from '../src/web/shared/sessions.service';
+import { SessionsStore } from '../src/web/shared/sessions.store';
 import { createSignInLink } from '../src/web/shared/sign-in.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
@@ -277,8 +278,8 @@ describe('signing in to the public site', () => {
     const live = await sessions.start(ws.id, 'visitor', person.id);
     const ended = await sessions.start(ws.id, 'visitor', person.id);
     await t.db.query(`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE workspace_id = $1 AND id = $2`, [ws.id, ended.token.split('.')[1]]);
-    const token = await createSignInLink(t.db, ws.id, 'visitor', `purge-${run}@example.com`);
-    const fresh = await createSignInLink(t.db, ws.id, 'visitor', `purge-${run}@example.com`);
+    const token = await createSignInLink(t.app.get(SessionsStore), ws.id, 'visitor', `purge-${run}@example.com`);
+    const fresh = await createSignInLink(t.app.get(SessionsStore), ws.id, 'visitor', `purge-${run}@example.com`);
     await t.db.query(`UPDATE sign_in_codes SET expires_at = now() - interval '25 hours' WHERE workspace_id = $1 AND id = $2`, [ws.id, token.split('.')[0]]);
     await sessions.purgeExpired();
     const left = await t.db.query(`SELECT id FROM sessions WHERE workspace_id = $1 AND person_id = $2`, [ws.id, person.id]);

@@ -14,6 +14,8 @@ const TAKE = statement(
    ON CONFLICT (workspace_id, token_hash) DO NOTHING RETURNING 1`,
 );
 
+const PURGE = `DELETE FROM sso_token_uses WHERE expires_at <= now()`;
+
 /**
  * The SSO tokens that have signed someone in, per workspace, until they expire (sso_token_uses):
  * in PostgreSQL, so that every instance refuses a token another has taken.
@@ -28,5 +30,10 @@ export class SsoTokenUses {
    */
   async take(workspaceId: string, key: Buffer, expiresAt: Date): Promise<boolean> {
     return (await this.db.rows(TAKE, [workspaceId, key, expiresAt])).length > 0;
+  }
+
+  /** Forgets tokens past their end (they are refused for their `exp` anyway): only keeps the table small. */
+  async purgeExpired(): Promise<void> {
+    await this.db.count(PURGE);
   }
 }

@@ -66,6 +66,11 @@ export class SsoService {
     return identity;
   }
 
+  /** Forgets the used tokens that have expired (the page sessions' hourly purge). */
+  purgeUsedTokens(): Promise<void> {
+    return this.uses.purgeExpired();
+  }
+
   /**
    * The identity a token signs (and its `jti` and `exp`), or an SsoRefusal saying what is wrong
    * with it: no secret, not a JWT, another algorithm (`none` included), a signature made with no

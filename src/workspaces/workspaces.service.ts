@@ -98,15 +98,16 @@ export class WorkspacesService {
   /**
    * Takes someone off the members: they stay a person (their posts and comments remain theirs).
    * The last member cannot be removed. Keys they created keep working (they are the
-   * workspace's) until revoked. `also` runs in the same transaction (their sessions end).
+   * workspace's) until revoked. `also` runs in the same transaction: the caller ends their
+   * sessions there (the pages' sessions are not this feature's).
    */
-  async removeMember(workspaceId: string, personId: string, also?: (tx: Tx) => void): Promise<void> {
+  async removeMember(workspaceId: string, personId: string, also: (tx: Tx) => void): Promise<void> {
     await this.db.transaction(async (tx) => {
       const members = await this.store.lockMembers(tx, workspaceId);
       if (!members.includes(personId)) throw AppError.notFound('member');
       if (members.length === 1) throw new AppError('conflict', 'The last member of a workspace cannot be removed.');
       this.store.setKind(tx, workspaceId, personId, 'user');
-      also?.(tx);
+      also(tx);
     });
   }
 

@@ -3,9 +3,10 @@ import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
 import { validateForm } from '../../common/validation';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
-import { SignInDto } from '../site/dto/sign-in.dto';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
 import { PageController } from '../shared/page-controller';
+import { SessionsService } from '../shared/sessions.service';
+import { SignInDto } from '../shared/sign-in.dto';
 import { Page, Redirect } from '../shared/page-response';
 import { AdminGuard } from './admin.guard';
 import { AdminPaths } from './admin-paths';
@@ -21,6 +22,7 @@ const NOTICES: Record<string, string> = { added: 'The member was added.', remove
 export class AdminMembersController {
   constructor(
     private readonly workspaces: WorkspacesService,
+    private readonly sessions: SessionsService,
     private readonly paths: AdminPaths,
   ) {}
 
@@ -65,7 +67,7 @@ export class AdminMembersController {
       return new Page(html, PRIVATE);
     }
     try {
-      await this.workspaces.removeMember(admin.workspace.id, id);
+      await this.workspaces.removeMember(admin.workspace.id, id, (tx) => this.sessions.endAll(tx, admin.workspace.id, id));
     } catch (error) {
       if (error instanceof AppError && error.code === 'conflict') return this.page(req, { values: {}, errors: { _form: error.message } }, null, 409);
       throw error;

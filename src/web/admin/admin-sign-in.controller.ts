@@ -1,37 +1,23 @@
 import { Body, Get, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { IsDefined, IsString } from 'class-validator';
 import type { Response } from 'express';
 import { afterResponse } from '../../common/after-response';
-import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
-import { IsEmailAddress, Trim, validateForm } from '../../common/validation';
-import { clientNetwork } from '../../rate-limit/client-network';
+import { validateForm } from '../../common/validation';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
-import { clearCookie, readCookie, setCookie } from '../shared/cookies';
-import { FormTokens } from '../shared/form-tokens';
 import { emptyForm, FormState } from '../shared/forms';
 import { PageError } from '../shared/page-error';
 import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
-import { newSecret, SessionsService } from '../shared/sessions.service';
-import { SignInService } from '../shared/sign-in.service';
+import { PageSessions } from '../shared/page-sessions';
+import { AreaCookies, SessionCookies } from '../shared/session-cookies';
+import { SignInEmailDto } from '../shared/sign-in.dto';
 import { DashboardClaim, DashboardSignIns } from './dashboard-sign-ins.service';
-import { AdminCookies, AdminGuard, SignedOut } from './admin.guard';
+import { AdminGuard, SignedOut } from './admin.guard';
 import { AdminPaths } from './admin-paths';
 import { adminCodePage, adminLinkPage, adminSignInPage, choosePage } from './views/sign-in';
 
-class AdminSignInDto {
-  @IsDefined({ message: 'is required' })
-  @Trim()
-  @IsString({ message: 'must be a string' })
-  @IsEmailAddress()
-  email: string;
-}
-
 type Form = Record<string, string | undefined>;
 const PRIVATE = { public: false as const };
-/** A sign-in cookie's value: a random secret (newSecret), and nothing else. */
-const FLOW = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * Members sign in to the dashboard with an emailed code (the visitors' rules and limits) or with
@@ -43,16 +29,17 @@ const FLOW = /^[A-Za-z0-9_-]{43}$/;
 @PageController('admin', AdminGuard)
 export class AdminSignInController {
   private readonly logger = new Logger('DashboardSignIn');
+  private readonly area: AreaCookies;
 
   constructor(
-    private readonly signIn: SignInService,
     private readonly signIns: DashboardSignIns,
     private readonly workspaces: WorkspacesService,
-    private readonly sessions: SessionsService,
-    private readonly cookies: AdminCookies,
-    private readonly tokens: FormTokens,
+    private readonly pages: PageSessions,
     private readonly paths: AdminPaths,
-  ) {}
+    cookies: SessionCookies,
+  ) {
+    this.area = cookies.dashboard;
+  }
 
   @Get('sign-in')
   @SignedOut()
@@ -66,19 +53,14 @@ export class AdminSignInController {
   async send(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
     const redirect = this.paths.back(form.redirect);
     const typed = { email: form.email ?? '' };
-    const checked = await validateForm(AdminSignInDto, typed, ['email']);
+    const checked = await validateForm(SignInEmailDto, typed, ['email']);
     if ('errors' in checked) return this.emailForm(req, res, redirect, { values: typed, errors: checked.errors }, 400);
     const email = checked.value.email;
-    try {
-      await this.signIn.withinLimits(email, clientNetwork(req.ip));
-    } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'rate_limited') throw error;
-      res.setHeader('Retry-After', error.headers['Retry-After']);
-      return this.emailForm(req, res, redirect, { values: typed, errors: { _form: `${error.message} Nothing was sent.` } }, 429);
-    }
-    // Whether the address is a member's is looked up once the answer is out.
+    const refused = await this.pages.refusedByLimits(req, res, email);
+    if (refused) return this.emailForm(req, res, redirect, { values: typed, errors: { _form: refused } }, 429);
+    // Whether the address is a member's is looked up once the answer is out; a new sign-in cookie for each.
     const { id, flow } = await this.signIns.ask(email);
-    setCookie(res, this.cookies.signIn, flow);
+    this.pages.keepFlow(req, res, this.area, flow);
     afterResponse(res, this.logger, 'Sending a dashboard sign-in email', () =>
       this.signIns.deliver(id, (token) => this.paths.url(`/admin/sign-in/link/${token}`)),
     );
@@ -96,7 +78,7 @@ export class AdminSignInController {
   @HttpCode(303)
   async enter(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
     const redirect = this.paths.back(form.redirect);
-    const flow = this.flow(req);
+    const flow = this.pages.flow(req, this.area);
     const claim = flow ? await this.signIns.checkCode(flow, form.code ?? '') : 'Ask for a code first.';
     if (typeof claim === 'string') return this.codeForm(req, res, redirect, { values: {}, errors: { _form: claim } }, 400);
     return this.toWorkspace(req, res, claim, null, redirect);
@@ -106,7 +88,7 @@ export class AdminSignInController {
   @SignedOut()
   @HttpCode(303)
   async choose(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
-    const flow = this.flow(req);
+    const flow = this.pages.flow(req, this.area);
     const claim = flow ? await this.signIns.verified(flow) : null;
     if (!claim) throw PageError.forbidden('This sign-in was used already, or has expired. Sign in again.');
     return this.toWorkspace(req, res, claim, form.workspace ?? '', this.paths.back(form.redirect));
@@ -119,7 +101,7 @@ export class AdminSignInController {
     const html = adminLinkPage(this.paths.frame(req), {
       problem,
       action: this.paths.admin(`/admin/sign-in/link/${token}`),
-      token: this.tokens.for(this.startFlow(req, res)),
+      token: this.pages.signInForm(req, res, this.area).token,
       again: this.paths.admin('/admin/sign-in'),
     });
     return new Page(html, PRIVATE, problem ? 410 : 200);
@@ -137,8 +119,7 @@ export class AdminSignInController {
   @Post('sign-out')
   @HttpCode(303)
   async signOut(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response): Promise<Redirect> {
-    await this.sessions.end(req.admin!.member.token);
-    clearCookie(res, this.cookies.session);
+    await this.pages.end(res, this.area, req.admin!.member);
     return new Redirect(this.paths.admin('/admin/sign-in'));
   }
 
@@ -156,31 +137,15 @@ export class AdminSignInController {
     if (!membership) {
       const html = choosePage(this.paths.frame(req), {
         action: this.paths.admin('/admin/sign-in/choose'),
-        token: this.tokens.for(readCookie(req, this.cookies.signIn)!),
+        token: this.pages.signInToken(this.pages.flow(req, this.area)!),
         redirect,
         workspaces: memberships.map((m) => m.workspace),
       });
       return new Page(html, PRIVATE);
     }
     if (!(await this.signIns.use(claim.id))) throw PageError.forbidden('This sign-in was used already, or has expired. Sign in again.');
-    if (req.admin) await this.sessions.end(req.admin.member.token);
-    const { token } = await this.sessions.start(membership.workspace.id, 'member', membership.personId);
-    setCookie(res, this.cookies.session, token);
-    clearCookie(res, this.cookies.signIn);
+    await this.pages.start(res, this.area, membership.workspace.id, membership.personId, req.admin?.member);
     return new Redirect(redirect);
-  }
-
-  /** This browser's sign-in under way: its cookie's secret (new at each code asked for), if any. */
-  private flow(req: ChorusRequest): string | null {
-    const flow = readCookie(req, this.cookies.signIn) ?? '';
-    return FLOW.test(flow) ? flow : null;
-  }
-
-  /** Keeps this browser's sign-in cookie (or starts one) and answers it: the page's form token is bound to it. */
-  private startFlow(req: ChorusRequest, res: Response): string {
-    const value = this.flow(req) ?? newSecret();
-    setCookie(res, this.cookies.signIn, value);
-    return value;
   }
 
   private withRedirect(path: string, redirect: string): string {
@@ -192,7 +157,7 @@ export class AdminSignInController {
     const html = adminSignInPage(this.paths.frame(req), {
       form,
       action: this.paths.admin('/admin/sign-in'),
-      token: this.tokens.for(this.startFlow(req, res)),
+      token: this.pages.signInForm(req, res, this.area).token,
       redirect,
     });
     return new Page(html, PRIVATE, status);
@@ -202,7 +167,7 @@ export class AdminSignInController {
     const html = adminCodePage(this.paths.frame(req), {
       form,
       action: this.paths.admin('/admin/sign-in/code'),
-      token: this.tokens.for(this.startFlow(req, res)),
+      token: this.pages.signInForm(req, res, this.area).token,
       redirect,
       again: this.withRedirect('/admin/sign-in', redirect),
     });

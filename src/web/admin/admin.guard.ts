@@ -4,34 +4,14 @@ import type { Response } from 'express';
 import type { ChorusRequest } from '../../common/request-context';
 import { routeMetadata } from '../../common/route-metadata';
 import { Links } from '../../config/links';
-import { SIGN_IN_LIFETIME_MS } from '../../notifications/sign-in-email';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
-import { clearCookie, cookieSpec, CookieSpec, readCookie } from '../shared/cookies';
-import { FormTokens } from '../shared/form-tokens';
-import { CSRF_FIELD } from '../shared/forms';
 import { PageError } from '../shared/page-error';
-import { SESSION_LIFETIME_MS, SessionsService } from '../shared/sessions.service';
+import { PageSessions } from '../shared/page-sessions';
+import { SessionCookies } from '../shared/session-cookies';
 
 const SIGNED_OUT = 'chorus:signed-out';
 /** A dashboard page for someone not (yet) signed in: the sign-in pages. */
 export const SignedOut = () => SetMetadata(SIGNED_OUT, true);
-
-/**
- * The dashboard's cookies (path `/admin`, so the public site never sees them): a member's
- * session, and a sign-in under way. Their names hold a dot after `chorus`, which no cookie of a
- * workspace's site can (SiteCookies): the site's cookies are sent to /admin too.
- */
-@Injectable()
-export class AdminCookies {
-  readonly session: CookieSpec;
-  readonly signIn: CookieSpec;
-
-  constructor(links: Links) {
-    const rules = { path: links.adminPath('/admin'), secure: links.dashboardIsHttps };
-    this.session = cookieSpec('chorus.admin', { ...rules, maxAgeMs: SESSION_LIFETIME_MS.member });
-    this.signIn = cookieSpec('chorus.admin-signin', { ...rules, maxAgeMs: SIGN_IN_LIFETIME_MS });
-  }
-}
 
 /**
  * Every dashboard route passes here: the member's session (12 hours from last use; gone the
@@ -44,10 +24,9 @@ export class AdminGuard implements CanActivate {
   private readonly signedOut: (context: ExecutionContext) => boolean | undefined;
 
   constructor(
-    private readonly sessions: SessionsService,
+    private readonly pages: PageSessions,
     private readonly workspaces: WorkspacesService,
-    private readonly cookies: AdminCookies,
-    private readonly tokens: FormTokens,
+    private readonly cookies: SessionCookies,
     private readonly links: Links,
     reflector: Reflector,
   ) {
@@ -57,31 +36,23 @@ export class AdminGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<ChorusRequest>();
     const res = context.switchToHttp().getResponse<Response>();
-    const token = readCookie(req, this.cookies.session);
-    const member = token ? await this.sessions.find('member', token) : null;
-    if (token && !member) clearCookie(res, this.cookies.session);
+    const area = this.cookies.dashboard;
+    const { session: member } = await this.pages.signedIn(req, res, area);
     const workspace = member ? await this.workspaces.findById(member.workspaceId) : null;
     if (member && workspace) req.admin = { member, workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name, plan: workspace.plan } };
     if (this.signedOut(context)) {
-      if (req.method === 'POST') this.checkSignInForm(req);
+      // The sign-in forms' token is bound to the sign-in under way (its cookie), there being no session yet.
+      if (req.method === 'POST') this.pages.checkSignInForm(req, area);
+      return true;
+    }
+    if (req.method === 'POST') {
+      this.pages.checkSessionForm(req, req.admin?.member ?? null);
       return true;
     }
     if (!req.admin) {
-      if (req.method === 'POST') throw PageError.forbidden('You are not signed in any more. Sign in, then try again.');
       const back = this.links.adminPath(req.originalUrl);
       throw PageError.seeOther(`${this.links.adminPath('/admin/sign-in')}?redirect=${encodeURIComponent(back)}`);
     }
-    if (req.method === 'POST' && !this.tokens.matches(req.admin.member.token, (req.body as Record<string, unknown>)[CSRF_FIELD])) throw stale();
     return true;
   }
-
-  /** The sign-in forms' token is bound to the sign-in under way (its cookie), there being no session yet. */
-  private checkSignInForm(req: ChorusRequest): void {
-    const flow = readCookie(req, this.cookies.signIn);
-    if (!flow || !this.tokens.matches(flow, (req.body as Record<string, unknown>)[CSRF_FIELD])) throw stale();
-  }
 }
-
-const stale = () =>
-  PageError.forbidden('This form is out of date, or was not sent from this page. Nothing was changed: go back, reload the page and try again.');
-

@@ -12,7 +12,7 @@ import { AdminMembersController } from './admin-members.controller';
 import { AdminPaths } from './admin-paths';
 import { AdminPostsController } from './admin-posts.controller';
 import { AdminSignInController } from './admin-sign-in.controller';
-import { AdminCookies, AdminGuard } from './admin.guard';
+import { AdminGuard } from './admin.guard';
 import { DashboardSignIns } from './dashboard-sign-ins.service';
 
 /**
@@ -22,6 +22,6 @@ import { DashboardSignIns } from './dashboard-sign-ins.service';
 @Module({
   imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule],
   controllers: [AdminSignInController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController],
-  providers: [AdminPaths, AdminCookies, AdminGuard, DashboardSignIns],
+  providers: [AdminPaths, AdminGuard, DashboardSignIns],
 })
 export class AdminModule {}

@@ -1,15 +1,14 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { normalEmail } from '../../common/email-address';
 import { SecretBox } from '../../common/secret-box';
-import { updateReturning } from '../../database/queries';
+import { Database } from '../../database/sql';
 import { SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { hashSecret, newSecret } from '../shared/sessions.service';
-import { MAX_WRONG_CODES, SignInProblem, SignInService } from '../shared/sign-in.service';
+import { DashboardSignInRow, SessionsStore } from '../shared/sessions.store';
+import { asManager, MAX_WRONG_CODES, parseLink, SignInProblem, SignInService, spent, wrongCode } from '../shared/sign-in.service';
 
 /** A sign-in whose code or link was right: whose it is, and where a link signs in. */
 export interface DashboardClaim {
@@ -18,17 +17,13 @@ export interface DashboardClaim {
   workspaceId: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** What a stranger's code is compared with: a MAC no code can have (the member's and the stranger's checks are the same work). */
 const NO_CODE = Buffer.alloc(32);
 
 const codeMac = (box: SecretBox, id: string, code: string) => box.mac(`${id}:${code}`, 'dashboard-sign-in-code');
 
-/** `<id>.<secret>`: a link's token. */
-function parseLink(token: string): { id: string; secret: string } | null {
-  const match = /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  return match && UUID.test(match[1]) ? { id: match[1], secret: match[2] } : null;
-}
+const claimOf = (row: DashboardSignInRow | undefined): DashboardClaim | null =>
+  row ? { id: row.id, email: row.email, workspaceId: row.workspace_id } : null;
 
 /**
  * The dashboard's sign-ins (dashboard_sign_ins), made so that nothing in an answer tells whether
@@ -42,7 +37,8 @@ function parseLink(token: string): { id: string; secret: string } | null {
 @Injectable()
 export class DashboardSignIns {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly db: Database,
+    private readonly store: SessionsStore,
     private readonly box: SecretBox,
     private readonly workspaces: WorkspacesService,
     private readonly signIn: SignInService,
@@ -53,11 +49,8 @@ export class DashboardSignIns {
     const normal = normalEmail(email);
     if (normal === null) throw AppError.invalid('email', 'must be a valid email address');
     const flow = newSecret();
-    const [row]: { id: string }[] = await this.db.query(
-      `INSERT INTO dashboard_sign_ins (flow_hash, email, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond') RETURNING id`,
-      [hashSecret(flow), normal, SIGN_IN_LIFETIME_MS],
-    );
-    return { id: row.id, flow };
+    const id = await this.store.askDashboard(hashSecret(flow), normal, SIGN_IN_LIFETIME_MS);
+    return { id, flow };
   }
 
   /**
@@ -66,22 +59,19 @@ export class DashboardSignIns {
    * address gets nothing.
    */
   async deliver(id: string, link: (token: string) => string): Promise<void> {
-    const [row]: { email: string }[] = await this.db.query(`SELECT email FROM dashboard_sign_ins WHERE id = $1 AND handled_at IS NULL`, [id]);
-    if (!row) return;
-    const [first] = await this.workspaces.memberships(row.email);
+    const email = await this.store.unhandledDashboard(id);
+    if (email === null) return;
+    const [first] = await this.workspaces.memberships(email);
     if (!first) {
-      await this.db.query(`UPDATE dashboard_sign_ins SET handled_at = now() WHERE id = $1`, [id]);
+      await this.store.dashboardHandled(id);
       return;
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const linkSecret = newSecret();
-    await this.db.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE dashboard_sign_ins SET workspace_id = $2, code_hash = $3, link_hash = $4, handled_at = now() WHERE id = $1`,
-        [id, first.workspace.id, codeMac(this.box, id, code), hashSecret(linkSecret)],
-      );
-      const message = signInEmail({ to: row.email, place: first.workspace.name, code, link: link(`${id}.${linkSecret}`), dashboard: true });
-      await this.signIn.queueEmail(manager, first.workspace.id, id, message);
+    await this.db.transaction(async (tx) => {
+      await this.store.handOutDashboard(tx, id, first.workspace.id, codeMac(this.box, id, code), hashSecret(linkSecret));
+      const message = signInEmail({ to: email, place: first.workspace.name, code, link: link(`${id}.${linkSecret}`), dashboard: true });
+      await this.signIn.queueEmail(asManager(tx), first.workspace.id, id, message);
     });
   }
 
@@ -92,35 +82,23 @@ export class DashboardSignIns {
    */
   async checkCode(flow: string, code: string): Promise<DashboardClaim | SignInProblem> {
     const digits = code.replace(/\s+/g, '');
-    const [tried] = await updateReturning<{ id: string; code_hash: Buffer | null; failed_attempts: number }>(
-      this.db,
-      `UPDATE dashboard_sign_ins SET failed_attempts = failed_attempts + 1
-        WHERE flow_hash = $1 AND verified_at IS NULL AND expires_at > now() AND failed_attempts < $2
-        RETURNING id, code_hash, failed_attempts`,
-      [hashSecret(flow), MAX_WRONG_CODES],
-    );
-    if (!tried) return this.whyNot(`flow_hash = $1`, hashSecret(flow));
+    const tried = await this.store.tryDashboardCode(hashSecret(flow), MAX_WRONG_CODES);
+    if (!tried) return this.whyNot({ flowHash: hashSecret(flow) });
     const expected = tried.code_hash ?? NO_CODE;
     const given = codeMac(this.box, tried.id, /^\d{6}$/.test(digits) ? digits : 'none');
     if (!(timingSafeEqual(given, expected) && tried.code_hash !== null && /^\d{6}$/.test(digits))) {
-      const left = MAX_WRONG_CODES - tried.failed_attempts;
-      return left > 0
-        ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.`
-        : 'That code is not right, and it was the last try. Ask for a new code.';
+      return wrongCode(MAX_WRONG_CODES - tried.failed_attempts);
     }
-    return (await this.verify(tried.id, `failed_attempts = failed_attempts - 1`)) ?? this.whyNot(`id = $1`, tried.id);
+    return claimOf(await this.store.verifyDashboard(tried.id, true)) ?? this.whyNot({ id: tried.id });
   }
 
   /** Whether a link's token is still good (shown before its "Sign in" button): null if so, else why not. */
   async checkLink(token: string): Promise<SignInProblem | null> {
     const parsed = parseLink(token);
     if (!parsed) return 'This sign-in link is not valid.';
-    const [row]: { ok: boolean }[] = await this.db.query(
-      `SELECT verified_at IS NULL AND expires_at > now() AS ok FROM dashboard_sign_ins WHERE id = $1 AND link_hash = $2`,
-      [parsed.id, hashSecret(parsed.secret)],
-    );
-    if (!row) return 'This sign-in link is not valid.';
-    return row.ok ? null : this.whyNot(`id = $1`, parsed.id);
+    const ok = await this.store.dashboardLinkLive(parsed.id, hashSecret(parsed.secret));
+    if (ok === undefined) return 'This sign-in link is not valid.';
+    return ok ? null : this.whyNot({ id: parsed.id });
   }
 
   /** Uses a link: the claim (the workspace it signs in to), or why not. */
@@ -128,48 +106,21 @@ export class DashboardSignIns {
     const problem = await this.checkLink(token);
     if (problem) return problem;
     const { id } = parseLink(token)!;
-    return (await this.verify(id)) ?? this.whyNot(`id = $1`, id);
+    return claimOf(await this.store.verifyDashboard(id, false)) ?? this.whyNot({ id });
   }
 
   /** The verified, unused sign-in of this browser (a member of several workspaces, choosing one), if any. */
   async verified(flow: string): Promise<DashboardClaim | null> {
-    const [row]: { id: string; email: string; workspace_id: string | null }[] = await this.db.query(
-      `SELECT id, email, workspace_id FROM dashboard_sign_ins
-        WHERE flow_hash = $1 AND verified_at IS NOT NULL AND used_at IS NULL AND expires_at > now()`,
-      [hashSecret(flow)],
-    );
-    return row ? { id: row.id, email: row.email, workspaceId: row.workspace_id } : null;
+    return claimOf(await this.store.verifiedDashboard(hashSecret(flow)));
   }
 
   /** Uses up a verified sign-in, for the session made from it: true the first time only. */
-  async use(id: string): Promise<boolean> {
-    const used = await updateReturning<{ id: string }>(
-      this.db,
-      `UPDATE dashboard_sign_ins SET used_at = now()
-        WHERE id = $1 AND verified_at IS NOT NULL AND used_at IS NULL AND expires_at > now() RETURNING id`,
-      [id],
-    );
-    return used.length > 0;
+  use(id: string): Promise<boolean> {
+    return this.store.useDashboard(id);
   }
 
-  private async verify(id: string, also?: string): Promise<DashboardClaim | null> {
-    const [row] = await updateReturning<{ id: string; email: string; workspace_id: string | null }>(
-      this.db,
-      `UPDATE dashboard_sign_ins SET verified_at = now()${also ? `, ${also}` : ''}
-        WHERE id = $1 AND verified_at IS NULL AND expires_at > now() RETURNING id, email, workspace_id`,
-      [id],
-    );
-    return row ? { id: row.id, email: row.email, workspaceId: row.workspace_id } : null;
-  }
-
-  private async whyNot(where: 'flow_hash = $1' | 'id = $1', key: unknown): Promise<SignInProblem> {
-    const [row]: { used: boolean; expired: boolean }[] = await this.db.query(
-      `SELECT verified_at IS NOT NULL AS used, expires_at <= now() AS expired FROM dashboard_sign_ins WHERE ${where}`,
-      [key],
-    );
-    if (!row) return 'That code is not right, or it is not for this browser. Ask for a new code.';
-    if (row.used) return 'This code or link was used already. Ask for a new one.';
-    if (row.expired) return 'This code or link has expired: they work for 15 minutes. Ask for a new one.';
-    return 'Too many wrong codes were tried. Ask for a new code.';
+  private async whyNot(by: { id: string } | { flowHash: Buffer }): Promise<SignInProblem> {
+    const state = await this.store.dashboardState(by);
+    return state ? spent(state) : 'That code is not right, or it is not for this browser. Ask for a new code.';
   }
 }

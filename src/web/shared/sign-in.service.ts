@@ -8,14 +8,16 @@ import { SecretBox } from '../../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Links } from '../../config/links';
 import { isDistributed } from '../../database/distribution';
-import { updateReturning } from '../../database/queries';
+import { Database, Tx } from '../../database/sql';
 import type { MailMessage } from '../../notifications/mailer';
 import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
 import { RateLimitCounters } from '../../rate-limit/counters';
 import { OUTBOX_CHANNEL } from '../../outbox/events.store';
-import { createDashboardSignInLink } from '../admin/dashboard-sign-in-link';
 import { hashSecret, newSecret, SessionKind } from './sessions.service';
+import { SessionsStore, SignInClaim } from './sessions.store';
+
+export type { SignInClaim } from './sessions.store';
 
 /** Wrong codes after which a code is spent. */
 export const MAX_WRONG_CODES = 5;
@@ -24,15 +26,29 @@ export const EMAILS_PER_ADDRESS = 3;
 const ADDRESS_WINDOW_MS = 15 * 60 * 1000;
 const CLIENT_WINDOW_MS = 60 * 60 * 1000;
 
-/** Who a used code or link signs in. */
-export interface SignInClaim {
-  kind: SessionKind;
-  email: string;
-  name: string | null;
-}
-
 /** Why a code or a link does not sign anyone in, in words for the page. */
 export type SignInProblem = string;
+
+/** What a wrong code is told: the tries left, or that it was the last. */
+export function wrongCode(triesLeft: number): SignInProblem {
+  return triesLeft > 0
+    ? `That code is not right. ${triesLeft} ${triesLeft === 1 ? 'try' : 'tries'} left.`
+    : 'That code is not right, and it was the last try. Ask for a new code.';
+}
+
+/** Why a code or a link that was found does not sign in (used, expired, or too many wrong codes). */
+export function spent(state: { used: boolean; expired: boolean }): SignInProblem {
+  if (state.used) return 'This code or link was used already. Ask for a new one.';
+  if (state.expired) return 'This code or link has expired: they work for 15 minutes. Ask for a new one.';
+  return 'Too many wrong codes were tried. Ask for a new code.';
+}
+
+/**
+ * A transaction as `queueEmail` takes it (a TypeORM manager's `query`), until the sign-in email
+ * is queued through the outbox core.
+ */
+export const asManager = (tx: Tx): Pick<DataSource, 'query'> =>
+  ({ query: (text: string, params?: unknown[]) => tx.rows(text, params) }) as Pick<DataSource, 'query'>;
 
 /**
  * Sign-in by email, for visitors of a public site and for members of a dashboard: a 6-digit code
@@ -46,6 +62,8 @@ export type SignInProblem = string;
 export class SignInService {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
+    private readonly database: Database,
+    private readonly store: SessionsStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly box: SecretBox,
     private readonly limits: RateLimitCounters,
@@ -69,14 +87,12 @@ export class SignInService {
     const id = randomUUID();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const linkSecret = newSecret();
-    await this.db.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO sign_in_codes (workspace_id, id, kind, email, name, code_hash, link_hash, flow_hash, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9 * interval '1 millisecond')`,
-        [input.workspaceId, id, input.kind, email, input.name, this.codeHash(id, code), hashSecret(linkSecret), hashSecret(input.flow), SIGN_IN_LIFETIME_MS],
-      );
+    await this.database.transaction(async (tx) => {
+      const { workspaceId, kind, name } = input;
+      const hashes = { codeHash: this.codeHash(id, code), linkHash: hashSecret(linkSecret), flowHash: hashSecret(input.flow) };
+      await this.store.addCode(tx, { workspaceId, id, kind, email, name, ...hashes }, SIGN_IN_LIFETIME_MS);
       const message = signInEmail({ to: email, place: input.place, code, link: input.link(`${id}.${linkSecret}`), dashboard: input.kind === 'member' });
-      await this.queueEmail(manager, input.workspaceId, id, message);
+      await this.queueEmail(asManager(tx), input.workspaceId, id, message);
     });
   }
 
@@ -98,13 +114,8 @@ export class SignInService {
   }
 
   /** The address the latest code of this browser's sign-in went to (to show where to look), if any. */
-  async pendingEmail(workspaceId: string, kind: SessionKind, flow: string): Promise<string | null> {
-    const [row]: { email: string }[] = await this.db.query(
-      `SELECT email FROM sign_in_codes WHERE workspace_id = $1 AND kind = $2 AND flow_hash = $3 AND expires_at > now()
-        ORDER BY created_at DESC LIMIT 1`,
-      [workspaceId, kind, hashSecret(flow)],
-    );
-    return row?.email ?? null;
+  pendingEmail(workspaceId: string, kind: SessionKind, flow: string): Promise<string | null> {
+    return this.store.pendingEmail(workspaceId, kind, hashSecret(flow));
   }
 
   /**
@@ -114,39 +125,23 @@ export class SignInService {
    */
   async checkCode(workspaceId: string, kind: SessionKind, flow: string, code: string): Promise<SignInClaim | SignInProblem> {
     const digits = code.replace(/\s+/g, '');
-    const [latest]: { id: string }[] = await this.db.query(
-      `SELECT id FROM sign_in_codes WHERE workspace_id = $1 AND kind = $2 AND flow_hash = $3 ORDER BY created_at DESC LIMIT 1`,
-      [workspaceId, kind, hashSecret(flow)],
-    );
+    const latest = await this.store.latestCode(workspaceId, kind, hashSecret(flow));
     if (!latest) return 'That code is not right, or it is not for this browser. Ask for a new code.';
-    const [tried] = await updateReturning<{ code_hash: Buffer; failed_attempts: number }>(
-      this.db,
-      `UPDATE sign_in_codes SET failed_attempts = failed_attempts + 1
-        WHERE workspace_id = $1 AND id = $2 AND used_at IS NULL AND expires_at > now() AND failed_attempts < $3
-        RETURNING code_hash, failed_attempts`,
-      [workspaceId, latest.id, MAX_WRONG_CODES],
-    );
-    if (!tried) return this.whyNot(workspaceId, latest.id);
-    if (!/^\d{6}$/.test(digits) || !this.codeHash(latest.id, digits).equals(tried.code_hash)) {
-      const left = MAX_WRONG_CODES - tried.failed_attempts;
-      return left > 0
-        ? `That code is not right. ${left} ${left === 1 ? 'try' : 'tries'} left.`
-        : 'That code is not right, and it was the last try. Ask for a new code.';
+    const tried = await this.store.tryCode(workspaceId, latest, MAX_WRONG_CODES);
+    if (!tried) return this.whyNot(workspaceId, latest);
+    if (!/^\d{6}$/.test(digits) || tried.code_hash === null || !this.codeHash(latest, digits).equals(tried.code_hash)) {
+      return wrongCode(MAX_WRONG_CODES - tried.failed_attempts);
     }
-    return (await this.use(workspaceId, latest.id, `failed_attempts = failed_attempts - 1`)) ?? this.whyNot(workspaceId, latest.id);
+    return (await this.store.useCode(workspaceId, latest, true)) ?? this.whyNot(workspaceId, latest);
   }
 
   /** Whether a link's token is still good (shown before its "Sign in" button): null if so, else why not. */
   async checkLink(workspaceId: string, kind: SessionKind, token: string): Promise<SignInProblem | null> {
     const parsed = parseLink(token);
     if (!parsed) return 'This sign-in link is not valid.';
-    const [row]: { ok: boolean }[] = await this.db.query(
-      `SELECT used_at IS NULL AND expires_at > now() AS ok FROM sign_in_codes
-        WHERE workspace_id = $1 AND id = $2 AND kind = $3 AND link_hash = $4`,
-      [workspaceId, parsed.id, kind, hashSecret(parsed.secret)],
-    );
-    if (!row) return 'This sign-in link is not valid.';
-    return row.ok ? null : this.whyNot(workspaceId, parsed.id);
+    const ok = await this.store.codeLinkLive(workspaceId, parsed.id, kind, hashSecret(parsed.secret));
+    if (ok === undefined) return 'This sign-in link is not valid.';
+    return ok ? null : this.whyNot(workspaceId, parsed.id);
   }
 
   /** Uses a link: who it signs in, or why not (used, expired, not ours). */
@@ -154,29 +149,12 @@ export class SignInService {
     const problem = await this.checkLink(workspaceId, kind, token);
     if (problem) return problem;
     const { id } = parseLink(token)!;
-    return (await this.use(workspaceId, id)) ?? this.whyNot(workspaceId, id);
-  }
-
-  private async use(workspaceId: string, id: string, also?: string): Promise<SignInClaim | null> {
-    const [used] = await updateReturning<SignInClaim>(
-      this.db,
-      `UPDATE sign_in_codes SET used_at = now()${also ? `, ${also}` : ''}
-        WHERE workspace_id = $1 AND id = $2 AND used_at IS NULL AND expires_at > now()
-        RETURNING kind, email, name`,
-      [workspaceId, id],
-    );
-    return used ?? null;
+    return (await this.store.useCode(workspaceId, id, false)) ?? this.whyNot(workspaceId, id);
   }
 
   private async whyNot(workspaceId: string, id: string): Promise<SignInProblem> {
-    const [row]: { used: boolean; expired: boolean; failed_attempts: number }[] = await this.db.query(
-      `SELECT used_at IS NOT NULL AS used, expires_at <= now() AS expired, failed_attempts FROM sign_in_codes WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id],
-    );
-    if (!row) return 'This sign-in is not valid.';
-    if (row.used) return 'This code or link was used already. Ask for a new one.';
-    if (row.expired) return 'This code or link has expired: they work for 15 minutes. Ask for a new one.';
-    return 'Too many wrong codes were tried. Ask for a new code.';
+    const state = await this.store.codeState(workspaceId, id);
+    return state ? spent(state) : 'This sign-in is not valid.';
   }
 
   private codeHash(id: string, code: string): Buffer {
@@ -217,29 +195,35 @@ function addressOf(email: string): string {
   return normal;
 }
 
-function parseLink(token: string): { id: string; secret: string } | null {
+/** `<id>.<secret>`: a link's token, to a public site or to the dashboard. */
+export function parseLink(token: string): { id: string; secret: string } | null {
   const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   return match ? { id: match[1], secret: match[2] } : null;
 }
 
-/**
- * A one-time sign-in link with no code (the CLI's `member sign-in-link`), good for 15 minutes;
- * answers its token. A plain function: the CLI has the database, not the pages' services.
- */
-export async function createSignInLink(db: Pick<DataSource, 'query'>, workspaceId: string, kind: SessionKind, email: string): Promise<string> {
+/** A one-time sign-in link to a public site with no code, good for 15 minutes; answers its token. */
+export async function createSignInLink(store: SessionsStore, workspaceId: string, kind: SessionKind, email: string): Promise<string> {
   const id = randomUUID();
   const linkSecret = newSecret();
-  await db.query(
-    `INSERT INTO sign_in_codes (workspace_id, id, kind, email, link_hash, expires_at)
-     VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond')`,
-    [workspaceId, id, kind, email, hashSecret(linkSecret), SIGN_IN_LIFETIME_MS],
-  );
+  await store.addLink({ workspaceId, id, kind, email, linkHash: hashSecret(linkSecret) }, SIGN_IN_LIFETIME_MS);
   return `${id}.${linkSecret}`;
+}
+
+/**
+ * A one-time sign-in link to the dashboard for a member, with no code (the CLI's `member
+ * sign-in-link`), good for 15 minutes; answers its token. A plain function over the store: the
+ * CLI has the database, not the pages' services.
+ */
+export async function createDashboardSignInLink(store: SessionsStore, workspaceId: string, email: string): Promise<string> {
+  const id = randomUUID();
+  const secret = newSecret();
+  await store.addDashboardLink({ id, email: normalEmail(email) ?? email, workspaceId, linkHash: hashSecret(secret) }, SIGN_IN_LIFETIME_MS);
+  return `${id}.${secret}`;
 }
 
 /** A one-time link to the dashboard for a member (the CLI's `member sign-in-link`, the demo start). */
 export async function memberSignInLink(app: INestApplicationContext, workspaceId: string, email: string): Promise<string> {
-  const token = await createDashboardSignInLink(app.get(DataSource), workspaceId, email);
+  const token = await createDashboardSignInLink(new SessionsStore(app.get(Database)), workspaceId, email);
   const links = app.get(Links);
   return `${links.dashboardOrigin}${links.adminPath(`/admin/sign-in/link/${token}`)}`;
 }

@@ -1,23 +1,28 @@
 import { Module, OnModuleDestroy, OnModuleInit, Logger } from '@nestjs/common';
 import { RateLimitModule } from '../../rate-limit/rate-limit.module';
+import { WorkspacesModule } from '../../workspaces/workspaces.module';
 import { AssetsController } from './assets.controller';
 import { FormTokens } from './form-tokens';
 import { PageCache } from './page-cache';
 import { PageResponses } from './page-response';
+import { PageSessions } from './page-sessions';
+import { SessionCookies } from './session-cookies';
 import { SessionsService } from './sessions.service';
+import { SessionsStore } from './sessions.store';
 import { SignInService } from './sign-in.service';
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /**
- * What the public site and the dashboard share: sessions and sign-in, form tokens, the pages'
+ * What the public site and the dashboard share: sessions and sign-in (their store, their
+ * cookies, PageSessions for the guards and sign-in controllers), form tokens, the pages'
  * responses and their cache, the assets.
  */
 @Module({
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, WorkspacesModule],
   controllers: [AssetsController],
-  providers: [SessionsService, SignInService, FormTokens, PageCache, PageResponses],
-  exports: [SessionsService, SignInService, FormTokens, PageCache, PageResponses, RateLimitModule],
+  providers: [SessionsStore, SessionsService, SignInService, SessionCookies, PageSessions, FormTokens, PageCache, PageResponses],
+  exports: [SessionsStore, SessionsService, SignInService, SessionCookies, PageSessions, FormTokens, PageCache, PageResponses, RateLimitModule],
 })
 export class WebSharedModule implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Sessions');

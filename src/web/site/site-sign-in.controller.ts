@@ -1,24 +1,21 @@
 import { Body, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppError } from '../../common/app-error';
 import type { ChorusRequest } from '../../common/request-context';
 import { validateForm } from '../../common/validation';
 import { Links } from '../../config/links';
-import { clientNetwork } from '../../rate-limit/client-network';
 import { SsoRefusal, SsoService } from '../../workspaces/sso.service';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
-import { clearCookie, readCookie, setCookie } from '../shared/cookies';
 import { SignInForm } from '../shared/form-kind';
-import { FormTokens } from '../shared/form-tokens';
 import { emptyForm, FormState } from '../shared/forms';
 import { PageError } from '../shared/page-error';
 import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
-import { newSecret, SessionsService } from '../shared/sessions.service';
+import { PageSessions } from '../shared/page-sessions';
+import { AreaCookies, SessionCookies } from '../shared/session-cookies';
+import { SignInDto } from '../shared/sign-in.dto';
 import { SignInService } from '../shared/sign-in.service';
-import { SignInDto } from './dto/sign-in.dto';
 import type { SiteContext } from './site-context';
-import { SiteCookies, SiteGuard } from './site.guard';
+import { SiteGuard } from './site.guard';
 import { SitePaths } from './site-paths';
 import { codePage, linkPage, signInPage } from './views/sign-in';
 
@@ -36,9 +33,8 @@ export class SiteSignInController {
     private readonly signIn: SignInService,
     private readonly sso: SsoService,
     private readonly workspaces: WorkspacesService,
-    private readonly sessions: SessionsService,
-    private readonly cookies: SiteCookies,
-    private readonly tokens: FormTokens,
+    private readonly pages: PageSessions,
+    private readonly cookies: SessionCookies,
     private readonly paths: SitePaths,
     private readonly links: Links,
   ) {}
@@ -57,22 +53,17 @@ export class SiteSignInController {
     const typed = { email: form.email ?? '', name: form.name ?? '' };
     const checked = await validateForm(SignInDto, typed, ['email', 'name']);
     if ('errors' in checked) return this.signInForm(req, res, redirect, { values: typed, errors: checked.errors }, 400);
-    try {
-      await this.signIn.withinLimits(checked.value.email, clientNetwork(req.ip));
-      await this.signIn.sendCode({
-        workspaceId: site.workspace.id,
-        place: site.workspace.name,
-        kind: 'visitor',
-        email: checked.value.email,
-        name: checked.value.name,
-        flow: this.flow(req, res),
-        link: (token) => this.paths.url(site.workspace.slug, `/sign-in/link/${token}`),
-      });
-    } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'rate_limited') throw error;
-      res.setHeader('Retry-After', error.headers['Retry-After']);
-      return this.signInForm(req, res, redirect, { values: typed, errors: { _form: `${error.message} Nothing was sent.` } }, 429);
-    }
+    const refused = await this.pages.refusedByLimits(req, res, checked.value.email);
+    if (refused) return this.signInForm(req, res, redirect, { values: typed, errors: { _form: refused } }, 429);
+    await this.signIn.sendCode({
+      workspaceId: site.workspace.id,
+      place: site.workspace.name,
+      kind: 'visitor',
+      email: checked.value.email,
+      name: checked.value.name,
+      flow: this.pages.keepFlow(req, res, this.area(req)),
+      link: (token) => this.paths.url(site.workspace.slug, `/sign-in/link/${token}`),
+    });
     return new Redirect(this.codePath(site, redirect));
   }
 
@@ -87,7 +78,7 @@ export class SiteSignInController {
   async enter(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
     const site = req.site!;
     const redirect = this.paths.back(site.workspace.slug, form.redirect);
-    const claim = await this.signIn.checkCode(site.workspace.id, 'visitor', this.flow(req, res), form.code ?? '');
+    const claim = await this.signIn.checkCode(site.workspace.id, 'visitor', this.pages.keepFlow(req, res, this.area(req)), form.code ?? '');
     if (typeof claim === 'string') return this.codeForm(req, res, redirect, { values: {}, errors: { _form: claim } }, 400);
     await this.startSession(req, res, claim.email, claim.name, false);
     return new Redirect(redirect);
@@ -100,7 +91,7 @@ export class SiteSignInController {
     const html = linkPage(this.paths.frame(site, this.here(req)), {
       problem,
       action: this.paths.of(site.workspace.slug, `/sign-in/link/${token}`),
-      token: this.tokens.for(this.flow(req, res)),
+      token: this.pages.signInForm(req, res, this.area(req)).token,
       canonical: this.paths.url(site.workspace.slug, '/sign-in'),
       again: this.paths.of(site.workspace.slug, '/sign-in'),
     });
@@ -143,8 +134,7 @@ export class SiteSignInController {
   @HttpCode(303)
   async signOut(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Redirect> {
     const site = req.site!;
-    await this.sessions.end(site.visitor!.token);
-    clearCookie(res, this.cookies.session(site.workspace.slug));
+    await this.pages.end(res, this.area(req), site.visitor!);
     return new Redirect(this.paths.back(site.workspace.slug, form.back));
   }
 
@@ -152,18 +142,12 @@ export class SiteSignInController {
   private async startSession(req: ChorusRequest, res: Response, email: string, name: string | null, rename: boolean): Promise<void> {
     const site = req.site!;
     const person = await this.workspaces.signInPerson(site.workspace.id, { email, name: name ?? email.split('@')[0] }, rename);
-    if (site.visitor) await this.sessions.end(site.visitor.token);
-    const { token } = await this.sessions.start(site.workspace.id, 'visitor', person.id);
-    setCookie(res, this.cookies.session(site.workspace.slug), token);
-    clearCookie(res, this.cookies.signIn(site.workspace.slug));
+    await this.pages.start(res, this.area(req), site.workspace.id, person.id, site.visitor);
   }
 
-  /** This browser's sign-in under way: its cookie's secret, made (or kept fresh) here. */
-  private flow(req: ChorusRequest, res: Response): string {
-    const spec = this.cookies.signIn(req.site!.workspace.slug);
-    const flow = readCookie(req, spec) ?? newSecret();
-    setCookie(res, spec, flow);
-    return flow;
+  /** The cookies of this workspace's site. */
+  private area(req: ChorusRequest): AreaCookies {
+    return this.cookies.site(req.site!.workspace.slug);
   }
 
   private here(req: ChorusRequest): string {
@@ -180,7 +164,7 @@ export class SiteSignInController {
     const html = signInPage(this.paths.frame(site, this.here(req)), {
       form,
       action: this.paths.of(site.workspace.slug, '/sign-in'),
-      token: this.tokens.for(this.flow(req, res)),
+      token: this.pages.signInForm(req, res, this.area(req)).token,
       redirect,
       canonical: this.paths.url(site.workspace.slug, '/sign-in'),
     });
@@ -189,11 +173,11 @@ export class SiteSignInController {
 
   private async codeForm(req: ChorusRequest, res: Response, redirect: string, form: FormState, status = 200): Promise<Page> {
     const site = req.site!;
-    const flow = this.flow(req, res);
+    const { flow, token } = this.pages.signInForm(req, res, this.area(req));
     const html = codePage(this.paths.frame(site, this.here(req)), {
       form,
       action: this.paths.of(site.workspace.slug, '/sign-in/code'),
-      token: this.tokens.for(flow),
+      token,
       redirect,
       canonical: this.paths.url(site.workspace.slug, '/sign-in'),
       email: await this.signIn.pendingEmail(site.workspace.id, 'visitor', flow),

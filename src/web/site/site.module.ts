@@ -10,7 +10,7 @@ import { SitePageViews } from './site-page-views';
 import { SitePagesController } from './site-pages.controller';
 import { SitePaths } from './site-paths';
 import { SiteSignInController } from './site-sign-in.controller';
-import { SiteCookies, SiteGuard } from './site.guard';
+import { SiteGuard } from './site.guard';
 import { SiteService } from './site.service';
 import { VisitorActionsService } from './visitor-actions.service';
 
@@ -23,6 +23,6 @@ import { VisitorActionsService } from './visitor-actions.service';
 @Module({
   imports: [WebSharedModule, WorkspacesModule, BoardsModule, PostsModule, CommentsModule],
   controllers: [RobotsController, SiteSignInController, SiteActionsController, SitePagesController],
-  providers: [SiteService, SitePaths, SitePageViews, SiteCookies, SiteGuard, VisitorActionsService],
+  providers: [SiteService, SitePaths, SitePageViews, SiteGuard, VisitorActionsService],
 })
 export class SiteModule {}
