@@ -1,14 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
 import { MetricsService } from '../metrics/metrics.service';
-import { Mailer } from '../notifications/mailer';
 import { OUTBOX_CHANNEL } from './events.store';
-import { Channel, ChannelKind, isChat, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
+import { isChat, OutboxChannels, Outcome, Sendable } from './channel';
 import { FanOut } from './fan-out';
 import { isEmptyLook, Look, Wakes, workspaceNamed } from './look';
 import { Recorder } from './recorder';
@@ -29,7 +26,6 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private readonly inFlight = new Set<Promise<void>>();
   /** Deliveries that arrived (own servers, voter email) and whose outcome is being written: their send slot is free again. */
   private readonly recording = new Set<string>();
-  private readonly channels: Map<ChannelKind, Channel>;
   /** The claiming pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
   private again = false;
@@ -49,19 +45,15 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
-    @Inject(OUTBOX_CHANNELS) channels: Channel[],
+    private readonly channels: OutboxChannels,
     private readonly fanOut: FanOut,
     private readonly scheduler: Scheduler,
     private readonly recorder: Recorder,
     private readonly registry: SchedulerRegistry,
-    private readonly mailer: Mailer,
     private readonly metrics: MetricsService,
-  ) {
-    this.channels = new Map(channels.map((channel) => [channel.kind, channel]));
-  }
+  ) {}
 
   private get slots(): number {
     return this.config.outboxConcurrency;
@@ -93,8 +85,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.listener = null;
     await Promise.all([this.running, this.fanning]);
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
+    // (The mail transport closes after this, at the application's shutdown.)
     await Promise.allSettled([...this.inFlight]);
-    this.mailer.close();
   }
 
   /**
@@ -249,7 +241,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   private async attempt(sendable: Sendable): Promise<void> {
     const at = new Date();
-    const outcome = await this.channels.get(sendable.kind)!.send(sendable.delivery, sendable.endpoint);
+    const outcome = await this.channels.get(sendable.kind).send(sendable.delivery, sendable.endpoint);
     // An arrival changes no endpoint's failures nor a chat channel's pace: its slot may be taken
     // again while it is written. A failure keeps its slot until written (it may open the circuit).
     const arrived = outcome.ok && !isChat(sendable.kind);

@@ -6,6 +6,7 @@ import { AppError } from '../../common/app-error';
 import { normalEmail } from '../../common/email-address';
 import { SecretBox } from '../../common/secret-box';
 import { updateReturning } from '../../database/queries';
+import { Database } from '../../database/sql';
 import { SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { hashSecret, newSecret } from '../shared/sessions.service';
@@ -46,6 +47,7 @@ export class DashboardSignIns {
     private readonly box: SecretBox,
     private readonly workspaces: WorkspacesService,
     private readonly signIn: SignInService,
+    private readonly database: Database,
   ) {}
 
   /** A new sign-in for this address: its row and the secret for the browser's cookie. Nothing is looked up. */
@@ -75,13 +77,13 @@ export class DashboardSignIns {
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const linkSecret = newSecret();
-    await this.db.transaction(async (manager) => {
-      await manager.query(
+    await this.database.transaction(async (tx) => {
+      await tx.rows(
         `UPDATE dashboard_sign_ins SET workspace_id = $2, code_hash = $3, link_hash = $4, handled_at = now() WHERE id = $1`,
         [id, first.workspace.id, codeMac(this.box, id, code), hashSecret(linkSecret)],
       );
       const message = signInEmail({ to: row.email, place: first.workspace.name, code, link: link(`${id}.${linkSecret}`), dashboard: true });
-      await this.signIn.queueEmail(manager, first.workspace.id, id, message);
+      await this.signIn.queueEmail(tx, first.workspace.id, id, message);
     });
   }
 

@@ -7,13 +7,13 @@ import { normalEmail } from '../../common/email-address';
 import { SecretBox } from '../../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Links } from '../../config/links';
-import { isDistributed } from '../../database/distribution';
 import { updateReturning } from '../../database/queries';
+import { Database, Tx } from '../../database/sql';
 import type { MailMessage } from '../../notifications/mailer';
 import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
 import { RateLimitStore } from '../../rate-limit/rate-limit.store';
-import { OUTBOX_CHANNEL } from '../../outbox/events.store';
+import { OutboxDeliveries } from '../../outbox/outbox-deliveries.service';
 import { createDashboardSignInLink } from '../admin/dashboard-sign-in-link';
 import { hashSecret, newSecret, SessionKind } from './sessions.service';
 
@@ -49,6 +49,8 @@ export class SignInService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly box: SecretBox,
     private readonly limits: RateLimitStore,
+    private readonly database: Database,
+    private readonly outbox: OutboxDeliveries,
   ) {}
 
   /**
@@ -69,14 +71,14 @@ export class SignInService {
     const id = randomUUID();
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const linkSecret = newSecret();
-    await this.db.transaction(async (manager) => {
-      await manager.query(
+    await this.database.transaction(async (tx) => {
+      await tx.rows(
         `INSERT INTO sign_in_codes (workspace_id, id, kind, email, name, code_hash, link_hash, flow_hash, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9 * interval '1 millisecond')`,
         [input.workspaceId, id, input.kind, email, input.name, this.codeHash(id, code), hashSecret(linkSecret), hashSecret(input.flow), SIGN_IN_LIFETIME_MS],
       );
       const message = signInEmail({ to: email, place: input.place, code, link: input.link(`${id}.${linkSecret}`), dashboard: input.kind === 'member' });
-      await this.queueEmail(manager, input.workspaceId, id, message);
+      await this.queueEmail(tx, input.workspaceId, id, message);
     });
   }
 
@@ -187,26 +189,10 @@ export class SignInService {
    * Queues a sign-in email (`eventId`: the code or sign-in it carries) in the workspace's outbox,
    * sealed: the code is readable only by the processor that sends it.
    */
-  async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
-    const deliveryId = randomUUID();
-    if (await isDistributed(this.db, manager)) {
-      // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the
-      // coordinator, naming the workspace, where the processors then look (outbox/look.ts).
-      await manager.query(
-        `INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, now(), $6, now())`,
-        [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId))],
-      );
-      await manager.query(`SELECT pg_notify($1, $2::text)`, [OUTBOX_CHANNEL, workspaceId]);
-      return;
-    }
-    await manager.query(
-      `WITH queued AS (
-         INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, now(), $6, now()) RETURNING id)
-       SELECT pg_notify($7, '') FROM queued`,
-      [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId)), OUTBOX_CHANNEL],
-    );
+  async queueEmail(tx: Tx, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
+    const id = randomUUID();
+    const body = this.box.seal(JSON.stringify(message), sealedBodyContext(id));
+    this.outbox.queueEmail(tx, { workspaceId, id, recipient: message.to, eventId: codeId, eventType: SIGN_IN_EMAIL, body });
   }
 }
 

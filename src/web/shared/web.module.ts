@@ -1,4 +1,5 @@
 import { Module, OnModuleDestroy, OnModuleInit, Logger } from '@nestjs/common';
+import { OutboxCoreModule } from '../../outbox/outbox-core.module';
 import { RateLimitModule } from '../../rate-limit/rate-limit.module';
 import { AssetsController } from './assets.controller';
 import { FormTokens } from './form-tokens';
@@ -14,7 +15,7 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  * responses and their cache, the assets.
  */
 @Module({
-  imports: [RateLimitModule],
+  imports: [RateLimitModule, OutboxCoreModule],
   controllers: [AssetsController],
   providers: [SessionsService, SignInService, FormTokens, PageCache, PageResponses],
   exports: [SessionsService, SignInService, FormTokens, PageCache, PageResponses, RateLimitModule],
