@@ -1,5 +1,8 @@
 import type { Database, Tx } from '../database/sql';
 
+/** PostgreSQL's answer to a statement sent after one that failed in the same transaction. */
+const IN_FAILED_TRANSACTION = '25P02';
+
 /** What a transaction reads last: sent with its COMMIT, answered once it committed. */
 export interface ReadAtCommit<T> {
   last: Promise<T>;
@@ -22,8 +25,10 @@ export async function readAtCommit<T>(db: Database, work: (tx: Tx) => Promise<Re
       }
     });
   } catch (error) {
-    if (last) await last; // its own error, when it is the statement that failed
-    throw error;
+    // The last read's own error when it is the statement that failed (the COMMIT then only says
+    // that the transaction rolled back); the transaction's when a statement before it failed.
+    const own = last && (await last.then(() => undefined, (e: unknown) => e));
+    throw own && (own as { code?: string }).code !== IN_FAILED_TRANSACTION ? own : error;
   }
   return last ? await last : null;
 }

@@ -233,7 +233,7 @@ export class EndpointsStore {
   }
 
   /** A success: no failures in a row. */
-  resetFailures(q: Tx, workspaceId: string, ids: string[]): void {
-    q.send(EndpointsStore.RESET_FAILURES, [workspaceId, ids]);
+  resetFailures(tx: Tx, workspaceId: string, ids: string[]): void {
+    tx.send(EndpointsStore.RESET_FAILURES, [workspaceId, ids]);
   }
 }

@@ -3,7 +3,7 @@ import { Database, Queryable, Tx } from '../database/sql';
 import type { DisabledReason, RotatedSecret } from '../webhooks/webhook-endpoint.entity';
 import type { EndpointTarget } from './channel';
 import { DeliveriesStore } from './deliveries.store';
-import { EndpointTargets, SealedTarget } from './endpoint-targets';
+import { EndpointTargets } from './endpoint-targets';
 import { EndpointRow, EndpointRowChange, EndpointsStore, NewEndpointRow } from './endpoints.store';
 
 export type { EndpointRow, EndpointRowChange, NewEndpointRow };
@@ -77,10 +77,5 @@ export class OutboxEndpoints {
     if (ids.length === 0) return new Map();
     const now = new Date();
     return new Map((await this.endpoints.targets(workspaceId, ids)).map((row) => [row.id, this.open.open(row, now)]));
-  }
-
-  /** An endpoint as stored, unsealed. */
-  openTarget(row: SealedTarget, now: Date = new Date()): EndpointTarget {
-    return this.open.open(row, now);
   }
 }

@@ -7,8 +7,6 @@ import { EndpointsStore } from './endpoints.store';
 import { Lease } from './lease';
 import { OutboxEndpoints } from './outbox-endpoints.service';
 
-export { CHAT_PACE_MS };
-
 /** Failures in a row after which an endpoint is turned off. */
 export const MAX_CONSECUTIVE_FAILURES = 20;
 

@@ -7,8 +7,6 @@ import { Look } from './look';
 import { Quota } from './quota';
 import { Recorder } from './recorder';
 
-export { BREAKER_THRESHOLD, EMAIL_CONCURRENCY } from './claims.store';
-
 /**
  * The fair scheduler: claims what this processor may send now (see ClaimsStore), leases it, and
  * settles what must not be sent (endpoint turned off, secrets unreadable, recipient
