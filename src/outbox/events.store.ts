@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Database, statement, Tx } from '../database/sql';
 import type { EventType } from '../webhooks/outbox-event.entity';
 import type { Look } from './look';
-import type { OutboxEvent } from './messages';
 
 /** The channel on which committed events wake the outbox processors; the payload names the workspace. */
 export const OUTBOX_CHANNEL = 'chorus_outbox';
@@ -26,6 +25,18 @@ const NOTIFY = statement('event_notify', `SELECT pg_notify($2, $1::text), pg_not
 
 export interface PendingEvent {
   record(data: unknown, actorId: string | null): Promise<void>;
+}
+
+/** A committed event as the processor reads it: `data` is the JSON text as written. */
+export interface OutboxEvent {
+  workspace_id: string;
+  id: string;
+  type: EventType;
+  created_at: Date;
+  data: string;
+  actor_id: string | null;
+  /** The endpoints subscribed when the event happened (null for events written before this was kept). */
+  endpoint_ids: string[] | null;
 }
 
 /** An event not fanned out yet, with its workspace's plan. */
