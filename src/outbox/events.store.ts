@@ -49,10 +49,11 @@ const undispatched = (scoped: boolean) =>
     ORDER BY o.created_at LIMIT $1 FOR UPDATE OF o SKIP LOCKED`;
 
 /**
- * Writes events (outbox_events) in the transaction of the change that causes them: an event
+ * outbox_events. Writes events in the transaction of the change that causes them: an event
  * exists exactly when its change does, with the endpoints subscribed at that moment, and the
  * NOTIFYs that wake the processors and stale the pages are delivered at commit. Nothing is
  * awaited: the statements travel with the transaction's next round trip (its COMMIT, often).
+ * Fan-out then takes them in batches and marks them dispatched.
  */
 @Injectable()
 export class EventsStore {
