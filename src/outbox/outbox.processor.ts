@@ -1,8 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
+import { Listener, Notifications } from '../database/listener';
 import { MetricsService } from '../metrics/metrics.service';
 import { OUTBOX_CHANNEL } from './events.store';
 import { isChat, OutboxChannels, Outcome, Sendable } from './channel';
@@ -41,12 +40,12 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   /** Where passes looked since the retry timer was last set (see wakeAtNextRetry). */
   private readonly retryWakes = new Wakes();
   private stopping = false;
-  private listener: Client | null = null;
+  private listener: Listener | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
+    private readonly notifications: Notifications,
     private readonly channels: OutboxChannels,
     private readonly fanOut: FanOut,
     private readonly scheduler: Scheduler,
@@ -64,10 +63,19 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     return this.inFlight.size - this.recording.size;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const pollMs = this.database.embedded ? 200 : 1_000;
+  onApplicationBootstrap(): void {
+    // Woken by NOTIFY where one crosses connections; where none does (the embedded database), by a quicker poll.
+    this.listener = this.notifications.listen(
+      [OUTBOX_CHANNEL],
+      {
+        notification: (_channel, payload) => this.wakeForEvents(workspaceNamed(payload)),
+        onStart: () => this.wakeForEvents(), // what committed while nobody listened
+        whileDown: 'the outbox polls every second',
+      },
+      'Outbox',
+    );
+    const pollMs = this.listener ? 1_000 : 200;
     this.registry.addInterval('outbox-poll', setInterval(() => this.wakeForEvents(), pollMs));
-    if (!this.database.embedded) await this.listen();
     this.wakeForEvents();
   }
 
@@ -81,7 +89,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.stopping = true;
     clearTimeout(this.retryTimer);
     if (this.registry.doesExist('interval', 'outbox-poll')) this.registry.deleteInterval('outbox-poll');
-    await this.listener?.end().catch(() => {});
+    await this.listener?.stop();
     this.listener = null;
     await Promise.all([this.running, this.fanning]);
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
@@ -196,25 +204,6 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       this.wake();
     }, at - Date.now());
     this.retryTimer.unref();
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.database.url });
-    client.on('notification', (message) => this.wakeForEvents(workspaceNamed(message.payload)));
-    client.on('error', (error) => {
-      this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back.`);
-      if (this.listener === client) this.listener = null;
-      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      this.listener = client;
-    } catch (error) {
-      this.logger.warn(`Could not LISTEN (${(error as Error).message}); polling, and trying again.`);
-      await client.end().catch(() => {});
-      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
-    }
   }
 
   /** Claims what the scheduler allows into this process's free slots and starts sending it; true when it filled them all. */
