@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import type { Channel, ClaimedDelivery, EndpointTarget, Outcome } from '../outbox/channel';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Channel, ClaimedDelivery, EndpointTarget, OutboxChannels, Outcome } from '../outbox/channel';
 import { isSuccess } from '../webhooks/webhook.channel';
 import { USER_AGENT, WebhookSender } from '../webhooks/webhook-sender';
 import { discordWebhookUrl } from './chat-messages';
@@ -8,10 +8,17 @@ const HEADERS = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT }
 
 /** A message to a Slack incoming webhook. */
 @Injectable()
-export class SlackChannel implements Channel {
+export class SlackChannel implements Channel, OnModuleInit {
   readonly kind = 'slack';
 
-  constructor(private readonly sender: WebhookSender) {}
+  constructor(
+    private readonly sender: WebhookSender,
+    private readonly channels: OutboxChannels,
+  ) {}
+
+  onModuleInit(): void {
+    this.channels.register(this);
+  }
 
   async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
     const result = await this.sender.post({ workspaceId: delivery.workspace_id, kind: 'slack', url: endpoint.url }, HEADERS, delivery.body);
@@ -21,10 +28,17 @@ export class SlackChannel implements Channel {
 
 /** A message to a Discord webhook, with `?wait=true` so that a refused message is an error, not a 204. */
 @Injectable()
-export class DiscordChannel implements Channel {
+export class DiscordChannel implements Channel, OnModuleInit {
   readonly kind = 'discord';
 
-  constructor(private readonly sender: WebhookSender) {}
+  constructor(
+    private readonly sender: WebhookSender,
+    private readonly channels: OutboxChannels,
+  ) {}
+
+  onModuleInit(): void {
+    this.channels.register(this);
+  }
 
   async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
     const target = { workspaceId: delivery.workspace_id, kind: 'discord' as const, url: discordWebhookUrl(endpoint.url) };

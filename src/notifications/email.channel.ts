@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import type { Channel, ClaimedDelivery, Outcome } from '../outbox/channel';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Channel, ClaimedDelivery, OutboxChannels, Outcome } from '../outbox/channel';
 import { SecretBox } from '../common/secret-box';
 import { MailMessage, Mailer } from './mailer';
 import { SIGN_IN_EMAIL, sealedBodyContext } from './sign-in-email';
@@ -9,13 +9,18 @@ import { SIGN_IN_EMAIL, sealedBodyContext } from './sign-in-email';
  * SMTP_URL (or an .eml file). Success is the server's 250.
  */
 @Injectable()
-export class EmailChannel implements Channel {
+export class EmailChannel implements Channel, OnModuleInit {
   readonly kind = 'email';
 
   constructor(
     private readonly mailer: Mailer,
     private readonly box: SecretBox,
+    private readonly channels: OutboxChannels,
   ) {}
+
+  onModuleInit(): void {
+    this.channels.register(this);
+  }
 
   async send(delivery: ClaimedDelivery): Promise<Outcome> {
     const started = performance.now();

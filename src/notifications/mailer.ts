@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import nodemailer, { Transporter } from 'nodemailer';
 import { FairSlots } from '../common/fair-slots';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -35,7 +35,7 @@ export const SMTP_MESSAGES_PER_CONNECTION = 100;
  * (how many each workspace has in flight at all is the outbox's share, EMAIL_CONCURRENCY).
  */
 @Injectable()
-export class Mailer {
+export class Mailer implements OnApplicationShutdown {
   private readonly transport: Transporter;
   private readonly folder: string | null;
   /** One per pooled connection; null when writing files. */
@@ -93,6 +93,11 @@ export class Mailer {
     } finally {
       release();
     }
+  }
+
+  /** After every module's beforeApplicationShutdown: the outbox's sends in flight have ended. */
+  onApplicationShutdown(): void {
+    this.close();
   }
 
   close(): void {

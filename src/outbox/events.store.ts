@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { statement, Tx } from '../database/sql';
+import { Database, statement, Tx } from '../database/sql';
 import type { EventType } from '../webhooks/outbox-event.entity';
+import type { Look } from './look';
 
 /** The channel on which committed events wake the outbox processors; the payload names the workspace. */
 export const OUTBOX_CHANNEL = 'chorus_outbox';
@@ -26,11 +27,33 @@ export interface PendingEvent {
   record(data: unknown, actorId: string | null): Promise<void>;
 }
 
+/** A committed event as the processor reads it: `data` is the JSON text as written. */
+export interface OutboxEvent {
+  workspace_id: string;
+  id: string;
+  type: EventType;
+  created_at: Date;
+  data: string;
+  actor_id: string | null;
+  /** The endpoints subscribed when the event happened (null for events written before this was kept). */
+  endpoint_ids: string[] | null;
+}
+
+/** An event not fanned out yet, with its workspace's plan. */
+export type UndispatchedEvent = OutboxEvent & { plan: string };
+
+const undispatched = (scoped: boolean) =>
+  `SELECT o.workspace_id, o.id, o.type, o.created_at, o.data::text AS data, o.actor_id, o.endpoint_ids, w.plan
+     FROM outbox_events o JOIN workspaces w ON w.id = o.workspace_id
+    WHERE o.dispatched_at IS NULL${scoped ? ' AND o.workspace_id = $2' : ''}
+    ORDER BY o.created_at LIMIT $1 FOR UPDATE OF o SKIP LOCKED`;
+
 /**
- * Writes events (outbox_events) in the transaction of the change that causes them: an event
+ * outbox_events. Writes events in the transaction of the change that causes them: an event
  * exists exactly when its change does, with the endpoints subscribed at that moment, and the
  * NOTIFYs that wake the processors and stale the pages are delivered at commit. Nothing is
  * awaited: the statements travel with the transaction's next round trip (its COMMIT, often).
+ * Fan-out then takes them in batches and marks them dispatched.
  */
 @Injectable()
 export class EventsStore {
@@ -42,6 +65,18 @@ export class EventsStore {
        RETURNING id)
      SELECT pg_notify($5, $1::text), pg_notify($6, $1::text) FROM event`,
   );
+  private static readonly UNDISPATCHED = statement('event_undispatched', undispatched(false));
+  private static readonly UNDISPATCHED_IN = statement('event_undispatched_in', undispatched(true));
+  private static readonly DISPATCHED = statement(
+    'event_dispatched',
+    `UPDATE outbox_events SET dispatched_at = now() WHERE (workspace_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+  );
+  private static readonly DISPATCHED_IN = statement(
+    'event_dispatched_in',
+    `UPDATE outbox_events SET dispatched_at = now() WHERE workspace_id = $1 AND id = ANY ($2::uuid[])`,
+  );
+
+  constructor(protected readonly db: Database) {}
 
   /** Records an event: one statement, sent with the transaction's next round trip. */
   record(tx: Tx, workspaceId: string, type: EventType, data: unknown, actorId: string | null): Promise<void> {
@@ -58,6 +93,30 @@ export class EventsStore {
       record: async (data, actorId) =>
         tx.send(EventsStore.RECORD, [workspaceId, type, JSON.stringify(data), actorId, OUTBOX_CHANNEL, SITE_CHANNEL]),
     };
+  }
+
+  /**
+   * What fan-out takes batch after batch from: on one server `null`, every workspace's oldest
+   * events at once (`look` aside).
+   */
+  async fanOutScopes(_look: Look): Promise<(string | null)[]> {
+    return [null];
+  }
+
+  /**
+   * Up to `limit` events not fanned out yet, oldest first, locked (skipping those another
+   * processor holds): of every workspace, or of `workspaceId`'s alone.
+   */
+  undispatched(tx: Tx, limit: number, workspaceId: string | null): Promise<UndispatchedEvent[]> {
+    return workspaceId === null
+      ? tx.rows(EventsStore.UNDISPATCHED, [limit])
+      : tx.rows(EventsStore.UNDISPATCHED_IN, [limit, workspaceId]);
+  }
+
+  /** Events fanned out (of `workspaceId`'s alone, when named). */
+  markDispatched(tx: Tx, events: { workspace_id: string; id: string }[], workspaceId: string | null): void {
+    if (workspaceId === null) tx.send(EventsStore.DISPATCHED, [events.map((e) => e.workspace_id), events.map((e) => e.id)]);
+    else tx.send(EventsStore.DISPATCHED_IN, [workspaceId, events.map((e) => e.id)]);
   }
 
   /** Announces, at commit, that the workspace's pages changed, where no event says so. */
@@ -89,5 +148,21 @@ export class CitusEventsStore extends EventsStore {
         tx.send(NOTIFY, [workspaceId, OUTBOX_CHANNEL, SITE_CHANNEL]);
       },
     };
+  }
+
+  private static readonly WAITING = statement(
+    'event_waiting_workspaces',
+    `SELECT DISTINCT workspace_id FROM outbox_events WHERE dispatched_at IS NULL`,
+  );
+
+  /**
+   * One batch per workspace with events waiting, each in a transaction of single-shard
+   * statements (Citus locks rows, FOR UPDATE SKIP LOCKED, only within one shard): of the
+   * workspaces `look` names (a NOTIFY names the workspace whose event committed), or of those a
+   * read of every shard finds ('all').
+   */
+  override async fanOutScopes(look: Look): Promise<(string | null)[]> {
+    if (look !== 'all') return [...look];
+    return (await this.db.rows<{ workspace_id: string }>(CitusEventsStore.WAITING)).map((row) => row.workspace_id);
   }
 }

@@ -1,18 +1,9 @@
 import { ChatEvent, discordMessage, PostStatusChangedData, slackMessage } from '../notifications/chat-messages';
 import { isRealStatusChange, voterEmail } from '../notifications/voter-email';
 import type { EndpointKind } from '../webhooks/webhook-endpoint.entity';
+import type { OutboxEvent } from './events.store';
 
-/** A committed event as the processor reads it: `data` is the JSON text as written. */
-export interface OutboxEvent {
-  workspace_id: string;
-  id: string;
-  type: ChatEvent['type'];
-  created_at: Date;
-  data: string;
-  actor_id: string | null;
-  /** The endpoints subscribed when the event happened (null for events written before this was kept). */
-  endpoint_ids: string[] | null;
-}
+export type { OutboxEvent };
 
 /**
  * The body of one delivery to one endpoint, serialised here once: every attempt sends these

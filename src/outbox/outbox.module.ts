@@ -1,36 +1,31 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
-import { DiscordChannel, SlackChannel } from '../notifications/chat.channels';
-import { EmailChannel } from '../notifications/email.channel';
-import { Mailer } from '../notifications/mailer';
-import { WebhookChannel } from '../webhooks/webhook.channel';
+import { byEngine } from '../database/engine';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
-import { OUTBOX_CHANNELS } from './channel';
+import { CitusClaimsStore, ClaimsStore } from './claims.store';
 import { FanOut } from './fan-out';
 import { Lease } from './lease';
+import { OutboxCoreModule } from './outbox-core.module';
 import { OutboxProcessor } from './outbox.processor';
 import { Recorder } from './recorder';
 import { Scheduler } from './scheduler';
 
-const CHANNELS = [WebhookChannel, SlackChannel, DiscordChannel, EmailChannel];
-
 /**
  * The outbox processor (webhooks, Slack, Discord and voter email): in the API process
- * (RUN_WORKER=true) or alone (`npm run start:worker`). fan-out → scheduler → channel → recorder.
- * The HTTP channels, their sender and the quota come from WebhooksModule (endpoint tests use
- * them too); email is the outbox's own.
+ * (RUN_WORKER=true) or alone (`npm run start:worker`). fan-out → scheduler → channel → recorder,
+ * over the core's stores. The channels come from the modules that provide them (WebhooksModule:
+ * own servers; NotificationsModule: Slack, Discord and email), registered in the core.
  */
 @Module({
-  imports: [WebhooksModule, ScheduleModule.forRoot()],
+  imports: [OutboxCoreModule, WebhooksModule, NotificationsModule, ScheduleModule.forRoot()],
   providers: [
     OutboxProcessor,
     FanOut,
     Scheduler,
     Recorder,
     Lease,
-    Mailer,
-    EmailChannel,
-    { provide: OUTBOX_CHANNELS, useFactory: (...channels) => channels, inject: CHANNELS },
+    ...byEngine(ClaimsStore, { postgres: ClaimsStore, citus: CitusClaimsStore }),
   ],
   exports: [OutboxProcessor],
 })

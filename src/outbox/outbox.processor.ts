@@ -1,14 +1,10 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { DATABASE_TARGET, DatabaseTarget } from '../database/database';
+import { Listener, Notifications } from '../database/listener';
 import { MetricsService } from '../metrics/metrics.service';
-import { Mailer } from '../notifications/mailer';
 import { OUTBOX_CHANNEL } from './events.store';
-import { Channel, ChannelKind, isChat, OUTBOX_CHANNELS, Outcome, Sendable } from './channel';
+import { isChat, OutboxChannels, Outcome, Sendable } from './channel';
 import { FanOut } from './fan-out';
 import { isEmptyLook, Look, Wakes, workspaceNamed } from './look';
 import { Recorder } from './recorder';
@@ -29,7 +25,6 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private readonly inFlight = new Set<Promise<void>>();
   /** Deliveries that arrived (own servers, voter email) and whose outcome is being written: their send slot is free again. */
   private readonly recording = new Set<string>();
-  private readonly channels: Map<ChannelKind, Channel>;
   /** The claiming pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
   private again = false;
@@ -45,23 +40,19 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   /** Where passes looked since the retry timer was last set (see wakeAtNextRetry). */
   private readonly retryWakes = new Wakes();
   private stopping = false;
-  private listener: Client | null = null;
+  private listener: Listener | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
-    @Inject(OUTBOX_CHANNELS) channels: Channel[],
+    private readonly notifications: Notifications,
+    private readonly channels: OutboxChannels,
     private readonly fanOut: FanOut,
     private readonly scheduler: Scheduler,
     private readonly recorder: Recorder,
     private readonly registry: SchedulerRegistry,
-    private readonly mailer: Mailer,
     private readonly metrics: MetricsService,
-  ) {
-    this.channels = new Map(channels.map((channel) => [channel.kind, channel]));
-  }
+  ) {}
 
   private get slots(): number {
     return this.config.outboxConcurrency;
@@ -72,10 +63,19 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     return this.inFlight.size - this.recording.size;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const pollMs = this.database.embedded ? 200 : 1_000;
+  onApplicationBootstrap(): void {
+    // Woken by NOTIFY where one crosses connections; where none does (the embedded database), by a quicker poll.
+    this.listener = this.notifications.listen(
+      [OUTBOX_CHANNEL],
+      {
+        notification: (_channel, payload) => this.wakeForEvents(workspaceNamed(payload)),
+        onStart: () => this.wakeForEvents(), // what committed while nobody listened
+        whileDown: 'the outbox polls every second',
+      },
+      'Outbox',
+    );
+    const pollMs = this.listener ? 1_000 : 200;
     this.registry.addInterval('outbox-poll', setInterval(() => this.wakeForEvents(), pollMs));
-    if (!this.database.embedded) await this.listen();
     this.wakeForEvents();
   }
 
@@ -89,12 +89,12 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.stopping = true;
     clearTimeout(this.retryTimer);
     if (this.registry.doesExist('interval', 'outbox-poll')) this.registry.deleteInterval('outbox-poll');
-    await this.listener?.end().catch(() => {});
+    await this.listener?.stop();
     this.listener = null;
     await Promise.all([this.running, this.fanning]);
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
+    // (The mail transport closes after this, at the application's shutdown.)
     await Promise.allSettled([...this.inFlight]);
-    this.mailer.close();
   }
 
   /**
@@ -206,25 +206,6 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     this.retryTimer.unref();
   }
 
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.database.url });
-    client.on('notification', (message) => this.wakeForEvents(workspaceNamed(message.payload)));
-    client.on('error', (error) => {
-      this.logger.warn(`LISTEN connection lost (${error.message}); polling until it is back.`);
-      if (this.listener === client) this.listener = null;
-      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      this.listener = client;
-    } catch (error) {
-      this.logger.warn(`Could not LISTEN (${(error as Error).message}); polling, and trying again.`);
-      await client.end().catch(() => {});
-      setTimeout(() => !this.stopping && this.listen().catch(() => {}), 1_000).unref();
-    }
-  }
-
   /** Claims what the scheduler allows into this process's free slots and starts sending it; true when it filled them all. */
   private async claimAndSend(look: Look): Promise<boolean> {
     const free = this.slots - this.sending;
@@ -249,7 +230,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   private async attempt(sendable: Sendable): Promise<void> {
     const at = new Date();
-    const outcome = await this.channels.get(sendable.kind)!.send(sendable.delivery, sendable.endpoint);
+    const outcome = await this.channels.get(sendable.kind).send(sendable.delivery, sendable.endpoint);
     // An arrival changes no endpoint's failures nor a chat channel's pace: its slot may be taken
     // again while it is written. A failure keeps its slot until written (it may open the circuit).
     const arrived = outcome.ok && !isChat(sendable.kind);

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import type { Channel, ClaimedDelivery, EndpointTarget, Outcome } from '../outbox/channel';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Channel, ClaimedDelivery, EndpointTarget, OutboxChannels, Outcome } from '../outbox/channel';
 import { signingHeaders } from './signature';
 import { USER_AGENT, WebhookSender } from './webhook-sender';
 
@@ -7,10 +7,17 @@ export const isSuccess = (statusCode: number | null) => statusCode !== null && s
 
 /** A signed POST to an own server: the body as fanned out, signed afresh at each attempt. */
 @Injectable()
-export class WebhookChannel implements Channel {
+export class WebhookChannel implements Channel, OnModuleInit {
   readonly kind = 'webhook';
 
-  constructor(private readonly sender: WebhookSender) {}
+  constructor(
+    private readonly sender: WebhookSender,
+    private readonly channels: OutboxChannels,
+  ) {}
+
+  onModuleInit(): void {
+    this.channels.register(this);
+  }
 
   async send(delivery: ClaimedDelivery, endpoint: EndpointTarget): Promise<Outcome> {
     const result = await this.sender.post(

@@ -1,49 +1,24 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { OutboxCoreModule } from '../outbox/outbox-core.module';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesService } from './deliveries.service';
-import { DeliveryAttemptEntity } from './delivery-attempt.entity';
+import { DeliveryLogStore } from './delivery-log.store';
 import { EndpointToolsService } from './endpoint-tools.service';
 import { EndpointsController } from './endpoints.controller';
 import { EndpointsService } from './endpoints.service';
 import { NameResolver, nameResolverProvider } from './name-resolver';
-import { OutboxEventEntity } from './outbox-event.entity';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity';
-import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookSender } from './webhook-sender';
 import { WebhookChannel } from './webhook.channel';
-import { DiscordChannel, SlackChannel } from '../notifications/chat.channels';
-import { Quota } from '../outbox/quota';
 
-/** Events, webhook endpoints and their deliveries: what the API and the CLI manage; the name resolver their checks share with the outbox. */
+/**
+ * Webhook endpoints and their deliveries as the API, the dashboard and the CLI manage them, over
+ * the outbox's core; the own-server channel (registered with the core) and the HTTP sender and
+ * name resolver it shares with the chat channels.
+ */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([OutboxEventEntity, WebhookEndpointEntity, WebhookDeliveryEntity, DeliveryAttemptEntity]),
-  ],
+  imports: [OutboxCoreModule],
   controllers: [EndpointsController, DeliveriesController],
-  // Endpoint tests send through the outbox's channels and count against its quota: one instance
-  // of each, which the outbox takes from here.
-  providers: [
-    EndpointsService,
-    DeliveriesService,
-    nameResolverProvider,
-    EndpointToolsService,
-    WebhookSender,
-    WebhookChannel,
-    SlackChannel,
-    DiscordChannel,
-    Quota,
-  ],
-  exports: [
-    EndpointsService,
-    EndpointToolsService,
-    DeliveriesService,
-    NameResolver,
-    WebhookSender,
-    WebhookChannel,
-    SlackChannel,
-    DiscordChannel,
-    Quota,
-  ],
+  providers: [EndpointsService, DeliveriesService, DeliveryLogStore, nameResolverProvider, EndpointToolsService, WebhookSender, WebhookChannel],
+  exports: [EndpointsService, EndpointToolsService, DeliveriesService, NameResolver, WebhookSender],
 })
 export class WebhooksModule {}

@@ -8,7 +8,7 @@ import { SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-em
 import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { hashSecret, newSecret } from '../shared/sessions.service';
 import { DashboardSignInRow, SessionsStore } from '../shared/sessions.store';
-import { asManager, MAX_WRONG_CODES, parseLink, SignInProblem, SignInService, spent, wrongCode } from '../shared/sign-in.service';
+import { MAX_WRONG_CODES, parseLink, SignInProblem, SignInService, spent, wrongCode } from '../shared/sign-in.service';
 
 /** A sign-in whose code or link was right: whose it is, and where a link signs in. */
 export interface DashboardClaim {
@@ -42,6 +42,7 @@ export class DashboardSignIns {
     private readonly box: SecretBox,
     private readonly workspaces: WorkspacesService,
     private readonly signIn: SignInService,
+    private readonly database: Database,
   ) {}
 
   /** A new sign-in for this address: its row and the secret for the browser's cookie. Nothing is looked up. */
@@ -71,7 +72,7 @@ export class DashboardSignIns {
     await this.db.transaction(async (tx) => {
       await this.store.handOutDashboard(tx, id, first.workspace.id, codeMac(this.box, id, code), hashSecret(linkSecret));
       const message = signInEmail({ to: email, place: first.workspace.name, code, link: link(`${id}.${linkSecret}`), dashboard: true });
-      await this.signIn.queueEmail(asManager(tx), first.workspace.id, id, message);
+      await this.signIn.queueEmail(tx, first.workspace.id, id, message);
     });
   }
 

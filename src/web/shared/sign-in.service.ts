@@ -1,19 +1,16 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { Inject, Injectable, INestApplicationContext } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AppError } from '../../common/app-error';
 import { normalEmail } from '../../common/email-address';
 import { SecretBox } from '../../common/secret-box';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { Links } from '../../config/links';
-import { isDistributed } from '../../database/distribution';
 import { Database, Tx } from '../../database/sql';
 import type { MailMessage } from '../../notifications/mailer';
 import { sealedBodyContext, SIGN_IN_EMAIL, SIGN_IN_LIFETIME_MS, signInEmail } from '../../notifications/sign-in-email';
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
 import { RateLimitCounters } from '../../rate-limit/counters';
-import { OUTBOX_CHANNEL } from '../../outbox/events.store';
+import { OutboxDeliveries } from '../../outbox/outbox-deliveries.service';
 import { hashSecret, newSecret, SessionKind } from './sessions.service';
 import { SessionsStore, SignInClaim } from './sessions.store';
 
@@ -44,13 +41,6 @@ export function spent(state: { used: boolean; expired: boolean }): SignInProblem
 }
 
 /**
- * A transaction as `queueEmail` takes it (a TypeORM manager's `query`), until the sign-in email
- * is queued through the outbox core.
- */
-export const asManager = (tx: Tx): Pick<DataSource, 'query'> =>
-  ({ query: (text: string, params?: unknown[]) => tx.rows(text, params) }) as Pick<DataSource, 'query'>;
-
-/**
  * Sign-in by email, for visitors of a public site and for members of a dashboard: a 6-digit code
  * and a link, good once and for 15 minutes, sent through the outbox's email channel. The code is
  * bound to the browser that asked for it (its sign-in cookie), and 5 wrong codes spend it. Only
@@ -61,12 +51,12 @@ export const asManager = (tx: Tx): Pick<DataSource, 'query'> =>
 @Injectable()
 export class SignInService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     private readonly database: Database,
     private readonly store: SessionsStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly box: SecretBox,
     private readonly limits: RateLimitCounters,
+    private readonly outbox: OutboxDeliveries,
   ) {}
 
   /**
@@ -92,7 +82,7 @@ export class SignInService {
       const hashes = { codeHash: this.codeHash(id, code), linkHash: hashSecret(linkSecret), flowHash: hashSecret(input.flow) };
       await this.store.addCode(tx, { workspaceId, id, kind, email, name, ...hashes }, SIGN_IN_LIFETIME_MS);
       const message = signInEmail({ to: email, place: input.place, code, link: input.link(`${id}.${linkSecret}`), dashboard: input.kind === 'member' });
-      await this.queueEmail(asManager(tx), input.workspaceId, id, message);
+      await this.queueEmail(tx, input.workspaceId, id, message);
     });
   }
 
@@ -165,26 +155,10 @@ export class SignInService {
    * Queues a sign-in email (`eventId`: the code or sign-in it carries) in the workspace's outbox,
    * sealed: the code is readable only by the processor that sends it.
    */
-  async queueEmail(manager: Pick<DataSource, 'query'>, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
-    const deliveryId = randomUUID();
-    if (await isDistributed(this.db, manager)) {
-      // On Citus the insert runs on the workspace's worker: the NOTIFY goes apart, from the
-      // coordinator, naming the workspace, where the processors then look (outbox/look.ts).
-      await manager.query(
-        `INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, now(), $6, now())`,
-        [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId))],
-      );
-      await manager.query(`SELECT pg_notify($1, $2::text)`, [OUTBOX_CHANNEL, workspaceId]);
-      return;
-    }
-    await manager.query(
-      `WITH queued AS (
-         INSERT INTO webhook_deliveries (workspace_id, id, recipient, event_id, event_type, event_created_at, body, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, now(), $6, now()) RETURNING id)
-       SELECT pg_notify($7, '') FROM queued`,
-      [workspaceId, deliveryId, message.to, codeId, SIGN_IN_EMAIL, this.box.seal(JSON.stringify(message), sealedBodyContext(deliveryId)), OUTBOX_CHANNEL],
-    );
+  async queueEmail(tx: Tx, workspaceId: string, codeId: string, message: MailMessage): Promise<void> {
+    const id = randomUUID();
+    const body = this.box.seal(JSON.stringify(message), sealedBodyContext(id));
+    this.outbox.queueEmail(tx, { workspaceId, id, recipient: message.to, eventId: codeId, eventType: SIGN_IN_EMAIL, body });
   }
 }
 

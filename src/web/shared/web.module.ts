@@ -1,4 +1,5 @@
 import { Module, OnModuleDestroy, OnModuleInit, Logger } from '@nestjs/common';
+import { OutboxCoreModule } from '../../outbox/outbox-core.module';
 import { RateLimitModule } from '../../rate-limit/rate-limit.module';
 import { WorkspacesModule } from '../../workspaces/workspaces.module';
 import { AssetsController } from './assets.controller';
@@ -19,7 +20,7 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
  * responses and their cache, the assets.
  */
 @Module({
-  imports: [RateLimitModule, WorkspacesModule],
+  imports: [RateLimitModule, WorkspacesModule, OutboxCoreModule],
   controllers: [AssetsController],
   providers: [SessionsStore, SessionsService, SignInService, SessionCookies, PageSessions, FormTokens, PageCache, PageResponses],
   exports: [SessionsStore, SessionsService, SignInService, SessionCookies, PageSessions, FormTokens, PageCache, PageResponses, RateLimitModule],

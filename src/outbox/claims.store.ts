@@ -1,0 +1,382 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { normalEmail } from '../common/email-address';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Database, statement } from '../database/sql';
+import { ClaimedDelivery, CHAT_PACE_MS } from './channel';
+import { readAtCommit } from './commit';
+import type { SealedTarget } from './endpoint-targets';
+import { EndpointsStore } from './endpoints.store';
+import { Lease } from './lease';
+import type { Look } from './look';
+import { CLAIM_LOCK, monthlyReservation, PLAN_QUOTAS, reserveMonthIn, THIS_MONTH, WORKSPACE_CLAIM_LOCK } from './quota.store';
+
+/** Failures in a row after which an endpoint's circuit opens: one send at a time until one succeeds. */
+export const BREAKER_THRESHOLD = 5;
+/** Voter emails of one workspace in flight at once (they share the operator's mail server). */
+export const EMAIL_CONCURRENCY = 4;
+/** A voter email's queue: the workspace's mail, where an endpoint delivery's queue is its endpoint. */
+const MAIL_QUEUE = '00000000-0000-0000-0000-000000000000';
+const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;
+
+/** A leased delivery with its endpoint's row (all null for a voter email, or an endpoint deleted since). */
+export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<SealedTarget, 'id'> & {
+    /** The month's attempts the claim reserved for the workspace, in `quota_month` (null: none asked for). */
+    granted: number;
+    quota_month: string | null;
+  };
+
+/**
+ * Which due deliveries may be sent now, across every processor (all claims take one advisory
+ * lock in turn, so what is in flight is counted exactly):
+ * - every queue (an endpoint, or a workspace's mail) with pending work is visited by a skip
+ *   scan of its index, so no queue's backlog hides another's;
+ * - a queue gets what its cap leaves: OUTBOX_ENDPOINT_CONCURRENCY for a healthy endpoint, one at
+ *   a time once BREAKER_THRESHOLD failures in a row opened its circuit (its deliveries wait,
+ *   none is dropped), one per second for a Slack or Discord channel, EMAIL_CONCURRENCY for mail;
+ * - in flight are the deliveries under lease, but for those the claiming processor says arrived
+ *   (own servers and email) and is still recording: their send is over;
+ * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
+ * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
+ *   and among equals to the workspace with the fewest in flight.
+ * Its parameters: $1 the free slots, $2 the deliveries that arrived and are being recorded, $3
+ * an endpoint's cap, $4 BREAKER_THRESHOLD, $5 a workspace's mail's cap, $6 a workspace's cap;
+ * `scope` (on Citus, the parameter naming the one workspace claimed from) is named beside every
+ * table so that the whole statement runs on that workspace's shard; each row then also answers
+ * its rank in the claim.
+ */
+const claimable = (scope: string | null) => {
+  const only = (alias: string) => (scope === null ? '' : ` AND ${alias}.workspace_id = ${scope}::uuid`);
+  return `
+  WITH RECURSIVE queues AS (
+    (SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
+      WHERE d.status = 'pending'${only('d')} ORDER BY d.workspace_id, ${QUEUE} LIMIT 1)
+    UNION ALL
+    SELECT n.workspace_id, n.queue FROM queues q, LATERAL (
+      SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
+       WHERE d.status = 'pending' AND (d.workspace_id, ${QUEUE}) > (q.workspace_id, q.queue)${only('d')}
+       ORDER BY d.workspace_id, ${QUEUE} LIMIT 1) n
+  ),
+  flight AS (
+    SELECT d.workspace_id, ${QUEUE} AS queue, count(*)::integer AS n FROM webhook_deliveries d
+     WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()
+       AND d.id <> ALL ($2::uuid[])${only('d')}
+     GROUP BY 1, 2
+  ),
+  workspace_flight AS (SELECT workspace_id, sum(n)::integer AS n FROM flight GROUP BY 1),
+  room AS (
+    SELECT q.workspace_id, q.queue, e.kind,
+           CASE WHEN e.id IS NULL THEN $5::integer
+                WHEN e.kind <> 'webhook' THEN CASE WHEN e.next_send_at <= now() THEN 1 ELSE 0 END
+                WHEN e.consecutive_failures >= $4::integer THEN 1
+                ELSE $3::integer END - coalesce(f.n, 0) AS free
+      FROM queues q
+      LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.queue${only('e')}
+      LEFT JOIN flight f ON f.workspace_id = q.workspace_id AND f.queue = q.queue
+     WHERE q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL
+  ),
+  candidates AS (
+    SELECT c.*, r.kind,
+           row_number() OVER (PARTITION BY c.workspace_id ORDER BY c.queue_rank, c.next_attempt_at, c.id) AS workspace_rank
+      FROM room r, LATERAL (
+        SELECT due.*, row_number() OVER (ORDER BY due.next_attempt_at, due.created_at) AS queue_rank FROM (
+          SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at FROM webhook_deliveries d
+           WHERE d.workspace_id = r.workspace_id AND ${QUEUE} = r.queue AND d.status = 'pending'
+             AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
+           ORDER BY d.next_attempt_at, d.created_at LIMIT r.free) due
+      ) c
+     WHERE r.free > 0
+  )
+  SELECT c.workspace_id, c.id, c.endpoint_id, c.kind${scope === null ? '' : ', c.workspace_rank AS claim_rank'}
+    FROM candidates c LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
+   WHERE c.workspace_rank <= $6::integer - coalesce(w.n, 0)
+   ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
+   LIMIT $1`;
+};
+
+/**
+ * The claims of the outbox's scheduler: which due deliveries this processor may send now,
+ * leased to it, with their endpoints as stored and the month's attempts reserved for them;
+ * and when to look again.
+ */
+@Injectable()
+export class ClaimsStore {
+  /**
+   * The claim, after CLAIM_LOCK: in one statement the choice (`claimable`), the chat channels'
+   * next turn, the leases and the month's attempts reserved for deliveries to endpoints that
+   * are on (a voter email's attempt is reserved once the hour's emails allow it). Beyond
+   * claimable's: $7 the lease's owner, $8 its length (ms), $9 a chat channel's pace (ms), $10
+   * and $11 PLAN_QUOTAS.
+   */
+  private static readonly CLAIM = statement(
+    'outbox_claim',
+    `WITH chosen AS (${claimable(null)}),
+     paced AS (
+       UPDATE webhook_endpoints e SET next_send_at = now() + $9 * interval '1 millisecond'
+         FROM chosen c WHERE c.kind IN ('slack', 'discord') AND e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
+     ),
+     leased AS (
+       UPDATE webhook_deliveries d SET locked_by = $7, locked_until = now() + $8 * interval '1 millisecond'
+         FROM chosen c
+         JOIN workspaces w ON w.id = c.workspace_id
+         LEFT JOIN webhook_endpoints e ON e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
+        WHERE d.workspace_id = c.workspace_id AND d.id = c.id AND d.status = 'pending'
+        RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
+                  d.attempt_count, w.plan,
+                  e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets,
+                  coalesce(e.enabled, false) AS counted
+     ),
+     ${monthlyReservation('leased', '$10', '$11')}
+     SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
+       FROM leased l LEFT JOIN granted g ON g.workspace_id = l.workspace_id`,
+  );
+  private static readonly NEXT_DUE = statement(
+    'outbox_next_due',
+    `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
+       FROM webhook_deliveries d WHERE status = 'pending' AND locked_by IS NULL`,
+  );
+  protected static readonly NEXT_DUE_IN = statement(
+    'outbox_next_due_in',
+    `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
+       FROM webhook_deliveries d WHERE status = 'pending' AND locked_by IS NULL AND d.workspace_id = ANY ($1::uuid[])`,
+  );
+  private static readonly held = (scoped: boolean) => `
+    SELECT (extract(epoch FROM min(e.next_send_at) - now()) * 1000)::integer AS due_in_ms
+      FROM webhook_endpoints e
+     WHERE e.kind <> 'webhook' AND e.next_send_at > now()${scoped ? ' AND e.workspace_id = ANY ($1::uuid[])' : ''}
+       AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                    WHERE d.workspace_id = e.workspace_id AND d.endpoint_id = e.id AND d.status = 'pending'
+                      AND d.locked_by IS NULL AND d.next_attempt_at <= now())`;
+  private static readonly HELD = statement('outbox_held', ClaimsStore.held(false));
+  protected static readonly HELD_IN = statement('outbox_held_in', ClaimsStore.held(true));
+  private static readonly UNSUBSCRIBED = statement(
+    'outbox_unsubscribed',
+    `SELECT DISTINCT p.workspace_id || ' ' || p.email AS key
+       FROM people p JOIN unnest($1::uuid[], $2::text[]) AS r(workspace_id, email)
+         ON p.workspace_id = r.workspace_id AND p.email = r.email
+      WHERE p.email_unsubscribed_at IS NOT NULL`,
+  );
+
+  /** The caps of `claimable`, its parameters $3 to $6. */
+  protected readonly caps: number[];
+
+  constructor(
+    protected readonly db: Database,
+    @Inject(APP_CONFIG) config: AppConfig,
+    protected readonly lease: Lease,
+  ) {
+    this.caps = [config.outboxEndpointConcurrency, BREAKER_THRESHOLD, EMAIL_CONCURRENCY, config.outboxWorkspaceConcurrency];
+  }
+
+  /**
+   * Picks, leases and reserves the month's attempts, in one round trip: the claim lock, then in
+   * one statement the choice, the chat channels' next turn, the leases and the reservation,
+   * answering each leased delivery with its endpoint as stored and its workspace's grant, then
+   * the commit. The choice's statement begins once the lock is held, so it counts what every
+   * earlier claim leased; all of it commits together. `delivered`: deliveries of this processor
+   * that arrived and whose outcome is being written (not in flight any more).
+   */
+  async claim(slots: number, delivered: string[], _look: Look): Promise<ClaimedRow[]> {
+    const rows = await readAtCommit(this.db, async (tx) => {
+      tx.send(CLAIM_LOCK);
+      return {
+        last: tx.rows<ClaimedRow>(ClaimsStore.CLAIM, [
+          slots,
+          delivered,
+          ...this.caps,
+          this.lease.owner,
+          this.lease.ms,
+          CHAT_PACE_MS,
+          PLAN_QUOTAS.plans,
+          PLAN_QUOTAS.attempts,
+        ]),
+      };
+    });
+    return rows ?? [];
+  }
+
+  /**
+   * Where a pass after `look` asks when work is next due: on one server everywhere, in one
+   * statement (null: nowhere).
+   */
+  protected where(_look: Look): 'all' | string[] | null {
+    return 'all';
+  }
+
+  /**
+   * When the next delivery not under lease is due, in ms from now (null: none is waiting): for
+   * the retry timer. Due already, yet not claimed (a cap holds it, or a Slack or Discord
+   * channel's pace or Retry-After): when the first such channel opens (a cap opens when a send
+   * ends, which wakes a processor). `everywhere`: every workspace was looked at.
+   */
+  async nextDue(look: Look): Promise<{ dueInMs: number | null; everywhere: boolean }> {
+    const where = this.where(look);
+    if (where === null) return { dueInMs: null, everywhere: false };
+    const everywhere = where === 'all';
+    const params = everywhere ? [] : [where];
+    const [next] = await this.db.rows<{ due_in_ms: number | null }>(everywhere ? ClaimsStore.NEXT_DUE : ClaimsStore.NEXT_DUE_IN, params);
+    if (next?.due_in_ms === null || next === undefined) return { dueInMs: null, everywhere };
+    if (next.due_in_ms > 0) return { dueInMs: next.due_in_ms, everywhere };
+    // Due, yet the pass that just ended claimed nothing: wake when the first held chat channel
+    // opens, not every few milliseconds until then.
+    const [held] = await this.db.rows<{ due_in_ms: number | null }>(everywhere ? ClaimsStore.HELD : ClaimsStore.HELD_IN, params);
+    return { dueInMs: held?.due_in_ms ?? null, everywhere };
+  }
+
+  /** Recipients of these emails who asked for no more, as `<workspace id> <address in its normal form>` (recipientKey). */
+  async unsubscribed(emails: ClaimedDelivery[]): Promise<Set<string>> {
+    if (emails.length === 0) return new Set();
+    const rows = await this.db.rows<{ key: string }>(ClaimsStore.UNSUBSCRIBED, [
+      emails.map((d) => d.workspace_id),
+      emails.map((d) => normalEmail(d.recipient!) ?? d.recipient!),
+    ]);
+    return new Set(rows.map((row) => row.key));
+  }
+}
+
+/** A recipient as `unsubscribed` names it: the address in its normal form (a lookalike is someone else). */
+export const recipientKey = (workspaceId: string, recipient: string) => `${workspaceId} ${normalEmail(recipient) ?? recipient}`;
+
+type LeasedRow = Omit<ClaimedRow, 'granted' | 'quota_month'> & { claim_rank: number };
+
+/**
+ * On Citus, the claim one workspace at a time, each under that workspace's lock and in
+ * single-shard statements (a statement over every workspace's queues would read every shard,
+ * and Citus cannot lock rows of several shards in one).
+ */
+@Injectable()
+export class CitusClaimsStore extends ClaimsStore {
+  /**
+   * One workspace's claim as one single-shard statement (claimable's parameters, scoped to $7;
+   * $8 the lease's owner, $9 its length): the choice, as a subquery, and the leases, answering
+   * each leased delivery with its rank in the claim, its workspace's plan and its endpoint as
+   * stored. Citus sends it whole to the node that holds the workspace's shards (with the choice
+   * as a CTE of data-modifying statements, as on one server, it would plan each CTE apart and
+   * ship their rows between nodes).
+   */
+  private static readonly WORKSPACE_CLAIM = statement(
+    'outbox_claim_workspace',
+    `UPDATE webhook_deliveries d SET locked_by = $8, locked_until = now() + $9 * interval '1 millisecond'
+       FROM (${claimable('$7')}) c
+       JOIN workspaces w ON w.id = $7::uuid
+       LEFT JOIN webhook_endpoints e ON e.workspace_id = $7::uuid AND e.id = c.endpoint_id
+      WHERE d.workspace_id = $7::uuid AND d.id = c.id AND d.status = 'pending'
+      RETURNING c.claim_rank, d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
+                d.attempt_count, w.plan,
+                e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`,
+  );
+  private static readonly due = (scoped: boolean) => `
+    SELECT workspace_id, count(*) FILTER (WHERE locked_by IS NOT NULL AND locked_until > now())::integer AS flight
+      FROM webhook_deliveries
+     WHERE status = 'pending' AND (next_attempt_at <= now() OR locked_until > now())${scoped ? ' AND workspace_id = ANY ($1::uuid[])' : ''}
+     GROUP BY workspace_id
+    HAVING bool_or(next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now()))`;
+  private static readonly DUE = statement('outbox_due_workspaces', CitusClaimsStore.due(false));
+  private static readonly DUE_IN = statement('outbox_due_workspaces_in', CitusClaimsStore.due(true));
+  private static readonly UNSUBSCRIBED_IN = statement(
+    'outbox_unsubscribed_in',
+    `SELECT DISTINCT p.workspace_id || ' ' || p.email AS key FROM people p
+      WHERE p.workspace_id = $1 AND p.email = ANY ($2::text[]) AND p.email_unsubscribed_at IS NOT NULL`,
+  );
+
+  /** Where the last look found due work (workspaces with a delivery due and not under lease), looked at again by every pass until a look finds none there. */
+  private dueWork = new Set<string>();
+
+  constructor(
+    db: Database,
+    @Inject(APP_CONFIG) config: AppConfig,
+    lease: Lease,
+    private readonly endpoints: EndpointsStore,
+  ) {
+    super(db, config, lease);
+  }
+
+  /**
+   * The workspaces with due work are found first (one read of every shard, in parallel), fewest
+   * in flight first and in a random order among equals; each gets its share of the slots still
+   * free, as in `claimable`'s round-robin: with 10 slots and 4 workspaces, 3, 3, 2 and 2, and
+   * what one cannot use (its caps) goes to those after it.
+   */
+  override async claim(slots: number, delivered: string[], look: Look): Promise<ClaimedRow[]> {
+    const workspaces = await this.withDueWork(look);
+    const claimed: ClaimedRow[] = [];
+    let free = slots;
+    for (let i = 0; i < workspaces.length && free > 0; i++) {
+      const share = Math.ceil(free / (workspaces.length - i));
+      const rows = await this.claimFrom(workspaces[i], share, delivered);
+      claimed.push(...rows);
+      free -= rows.length;
+    }
+    return claimed;
+  }
+
+  /**
+   * One workspace's claim, in a transaction under its claim lock, in two round trips: the lock
+   * and the month (on the coordinator) with the choice and the leases (on the workspace's node);
+   * then the chat channels' next turn and the month's reservation, with the commit. The lock is
+   * held for those two round trips.
+   */
+  private async claimFrom(workspaceId: string, slots: number, delivered: string[]): Promise<ClaimedRow[]> {
+    let leased: LeasedRow[] = [];
+    let month = '';
+    const granted = await readAtCommit(this.db, async (tx) => {
+      tx.send(WORKSPACE_CLAIM_LOCK, [workspaceId]);
+      const [months, rows] = await Promise.all([
+        tx.rows<{ month: string }>(THIS_MONTH),
+        tx.rows<LeasedRow>(CitusClaimsStore.WORKSPACE_CLAIM, [slots, delivered, ...this.caps, workspaceId, this.lease.owner, this.lease.ms]),
+      ]);
+      [{ month }] = months;
+      leased = rows;
+      if (leased.length === 0) return null;
+      const chat = [...new Set(leased.filter((d) => d.kind === 'slack' || d.kind === 'discord').map((d) => d.target_id!))];
+      if (chat.length > 0) this.endpoints.paceFromNow(tx, workspaceId, chat, CHAT_PACE_MS);
+      const last = reserveMonthIn(tx, workspaceId, leased[0].plan, leased.filter((d) => d.enabled === true).length, month);
+      return last ? { last } : null;
+    });
+    const grant = granted === null ? null : (granted[0]?.granted ?? 0);
+    return leased
+      .sort((a, b) => a.claim_rank - b.claim_rank)
+      .map(({ claim_rank: _rank, ...d }): ClaimedRow => ({ ...d, granted: grant ?? 0, quota_month: grant === null ? null : month }));
+  }
+
+  /**
+   * Where a pass looks: everywhere, or in the workspaces it was woken for and those where the
+   * last look found due work (null: nowhere).
+   */
+  protected override where(look: Look): 'all' | string[] | null {
+    if (look === 'all') return 'all';
+    const workspaces = new Set([...this.dueWork, ...look]);
+    return workspaces.size === 0 ? null : [...workspaces];
+  }
+
+  /**
+   * Workspaces with a delivery due and not under lease, fewest in flight first (ties shuffled):
+   * one read of every shard, or of those of the workspaces `look` and the last look name (a
+   * single-shard statement when that is one workspace).
+   */
+  private async withDueWork(look: Look): Promise<string[]> {
+    const where = this.where(look);
+    if (where === null) return [];
+    const rows = await this.db.rows<{ workspace_id: string; flight: number }>(
+      where === 'all' ? CitusClaimsStore.DUE : CitusClaimsStore.DUE_IN,
+      where === 'all' ? [] : [where],
+    );
+    this.dueWork = new Set(rows.map((row) => row.workspace_id));
+    return rows
+      .map((row) => ({ ...row, order: Math.random() }))
+      .sort((a, b) => a.flight - b.flight || a.order - b.order)
+      .map((row) => row.workspace_id);
+  }
+
+  /** One single-shard read per workspace. */
+  override async unsubscribed(emails: ClaimedDelivery[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const workspaceId of new Set(emails.map((d) => d.workspace_id))) {
+      const rows = await this.db.rows<{ key: string }>(CitusClaimsStore.UNSUBSCRIBED_IN, [
+        workspaceId,
+        emails.filter((d) => d.workspace_id === workspaceId).map((d) => normalEmail(d.recipient!) ?? d.recipient!),
+      ]);
+      rows.forEach((row) => found.add(row.key));
+    }
+    return found;
+  }
+}
