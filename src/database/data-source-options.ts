@@ -16,17 +16,6 @@ import { DistributeByWorkspace1763810000000 } from '../../migrations/17638100000
 import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-EmailNormalForm';
 import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
 import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
-import { DeliveryAttemptEntity } from '../webhooks/delivery-attempt.entity';
-import { OutboxEventEntity } from '../webhooks/outbox-event.entity';
-import { WebhookDeliveryEntity } from '../webhooks/webhook-delivery.entity';
-import { WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity';
-
-export const ENTITIES = [
-  OutboxEventEntity,
-  WebhookEndpointEntity,
-  WebhookDeliveryEntity,
-  DeliveryAttemptEntity,
-];
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -56,7 +45,8 @@ export function dataSourceOptions(url: string, embedded: boolean, statementTimeo
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    // Statements go through src/database/sql.ts; TypeORM runs the migrations and maps no entity.
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     // A transaction per migration, so that one may run outside any (`transaction = false`):

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SendResult } from '../webhooks/webhook-sender';
-import type { EndpointKind } from '../webhooks/webhook-endpoint.entity';
+import type { EndpointKind } from './webhook-endpoint.entity';
 
 /** Where a delivery goes: an endpoint's kind, or a voter's email. */
 export type ChannelKind = EndpointKind | 'email';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '../common/secret-box';
-import type { EndpointKind, RotatedSecret } from '../webhooks/webhook-endpoint.entity';
+import type { EndpointKind, RotatedSecret } from './webhook-endpoint.entity';
 import type { EndpointTarget } from './channel';
 
 /** Where each sealed value lives: a value copied to another row or column does not open. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database, Queryable, statement, Tx } from '../database/sql';
-import type { EventType } from '../webhooks/outbox-event.entity';
-import type { DisabledReason, EndpointKind, RotatedSecret, WebhookEndpointEntity } from '../webhooks/webhook-endpoint.entity';
+import type { EventType } from './outbox-event.entity';
+import type { DisabledReason, EndpointKind, RotatedSecret, WebhookEndpointEntity } from './webhook-endpoint.entity';
 import type { SealedTarget } from './endpoint-targets';
 
 /** An endpoint as its API shows it and the features change it: the row, named as the entity names it. */

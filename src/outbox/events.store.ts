@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, statement, Tx } from '../database/sql';
-import type { EventType } from '../webhooks/outbox-event.entity';
+import type { EventType } from './outbox-event.entity';
 import type { Look } from './look';
 
 /** The channel on which committed events wake the outbox processors; the payload names the workspace. */

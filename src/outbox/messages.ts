@@ -1,6 +1,6 @@
 import { ChatEvent, discordMessage, PostStatusChangedData, slackMessage } from '../notifications/chat-messages';
 import { isRealStatusChange, voterEmail } from '../notifications/voter-email';
-import type { EndpointKind } from '../webhooks/webhook-endpoint.entity';
+import type { EndpointKind } from './webhook-endpoint.entity';
 import type { OutboxEvent } from './events.store';
 
 export type { OutboxEvent };

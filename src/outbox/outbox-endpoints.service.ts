@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, Queryable, Tx } from '../database/sql';
-import type { DisabledReason, RotatedSecret } from '../webhooks/webhook-endpoint.entity';
+import type { DisabledReason, RotatedSecret } from './webhook-endpoint.entity';
 import type { EndpointTarget } from './channel';
 import { DeliveriesStore } from './deliveries.store';
 import { EndpointTargets } from './endpoint-targets';

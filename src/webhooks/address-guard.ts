@@ -7,7 +7,7 @@ import ipaddr from 'ipaddr.js';
 import { AppError } from '../common/app-error';
 import { isDiscordWebhookUrl, isSlackWebhookUrl } from '../notifications/chat-messages';
 import { LookupError, NameResolver, ResolvedAddress } from './name-resolver';
-import type { EndpointKind } from './webhook-endpoint.entity';
+import type { EndpointKind } from '../outbox/webhook-endpoint.entity';
 
 const logger = new Logger('AddressGuard');
 

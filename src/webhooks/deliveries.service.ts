@@ -5,8 +5,8 @@ import { OutboxDeliveries } from '../outbox/outbox-deliveries.service';
 import { DeliveryLogStore } from './delivery-log.store';
 import { Channel, toDeliveryResponse } from './delivery.mapper';
 import { EndpointsService } from './endpoints.service';
-import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
-import type { WebhookEndpointEntity } from './webhook-endpoint.entity';
+import type { DeliveryReason, DeliveryStatus } from '../outbox/webhook-delivery.entity';
+import type { WebhookEndpointEntity } from '../outbox/webhook-endpoint.entity';
 
 export interface PostEventDeliveries {
   event: { id: string; type: string; created_at: Date };

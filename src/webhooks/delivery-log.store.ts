@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database, statement } from '../database/sql';
 import { SIGN_IN_EMAIL } from '../notifications/sign-in-email';
 import { DELIVERY_SELECT, DeliveryRow } from './delivery.mapper';
-import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
+import type { DeliveryReason, DeliveryStatus } from '../outbox/webhook-delivery.entity';
 
 /** A delivery of a post's event to one endpoint, as the dashboard's post page shows it. */
 export interface PostDeliveryRow {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { EVENT_TYPES } from './outbox-event.entity';
-import type { DeliveryReason, DeliveryStatus } from './webhook-delivery.entity';
+import { EVENT_TYPES } from '../outbox/outbox-event.entity';
+import type { DeliveryReason, DeliveryStatus } from '../outbox/webhook-delivery.entity';
 import { ATTEMPT_ERRORS, AttemptError } from './attempt-errors';
 
 export const CHANNELS = ['webhook', 'slack', 'discord', 'email'] as const;

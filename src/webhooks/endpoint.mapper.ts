@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { EVENT_TYPES } from './outbox-event.entity';
-import { DisabledReason, ENDPOINT_KINDS, EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
+import { EVENT_TYPES } from '../outbox/outbox-event.entity';
+import { DisabledReason, ENDPOINT_KINDS, EndpointKind, WebhookEndpointEntity } from '../outbox/webhook-endpoint.entity';
 
 /** A webhook, Slack or Discord endpoint as the API shows it. */
 @ApiSchema({ name: 'WebhookEndpoint' })

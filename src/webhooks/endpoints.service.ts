@@ -12,8 +12,8 @@ import { secretContext, urlContext } from '../outbox/endpoint-targets';
 import { OutboxEndpoints } from '../outbox/outbox-endpoints.service';
 import { checkTargetUrl } from './address-guard';
 import { NameResolver } from './name-resolver';
-import type { EventType } from './outbox-event.entity';
-import { EndpointKind, WebhookEndpointEntity } from './webhook-endpoint.entity';
+import type { EventType } from '../outbox/outbox-event.entity';
+import { EndpointKind, WebhookEndpointEntity } from '../outbox/webhook-endpoint.entity';
 
 export type { EndpointTarget };
 export { secretContext, urlContext };

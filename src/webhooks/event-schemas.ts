@@ -1,5 +1,5 @@
 import { POST_STATUSES } from '../posts/post.entity';
-import type { EventType } from './outbox-event.entity';
+import type { EventType } from '../outbox/outbox-event.entity';
 
 /** What the document says of one event type: the schema of its `data`, and when it is sent. */
 export interface WebhookEventDoc {

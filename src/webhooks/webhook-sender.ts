@@ -7,7 +7,7 @@ import { VERSION } from '../common/version';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { attemptRefusal, pinnedAgent, resolveTarget } from './address-guard';
 import { NameResolver, ResolvedAddress } from './name-resolver';
-import type { EndpointKind } from './webhook-endpoint.entity';
+import type { EndpointKind } from '../outbox/webhook-endpoint.entity';
 import type { AttemptError } from './attempt-errors';
 
 export const RESPONSE_BODY_LIMIT = 2048;

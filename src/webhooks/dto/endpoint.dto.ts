@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayNotEmpty, ArrayUnique, IsArray, IsBoolean, IsDefined, IsIn, IsString } from 'class-validator';
 import { IsTimestamp, Optional } from '../../common/validation';
-import { EVENT_TYPES, EventType } from '../outbox-event.entity';
-import { ENDPOINT_KINDS, EndpointKind } from '../webhook-endpoint.entity';
+import { EVENT_TYPES, EventType } from '../../outbox/outbox-event.entity';
+import { ENDPOINT_KINDS, EndpointKind } from '../../outbox/webhook-endpoint.entity';
 
 const eventsMessage = `must be a list of event types: ${EVENT_TYPES.join(', ')}`;
 // Validators run bottom-up: the uniqueness check sees a value that is not a list first.

@@ -1,8 +1,8 @@
 import type { ApiKeyEntity } from '../../../auth/api-key.entity';
 import type { DeliveryResponse } from '../../../webhooks/delivery.mapper';
-import { EVENT_TYPES } from '../../../webhooks/outbox-event.entity';
-import { ENDPOINT_KINDS } from '../../../webhooks/webhook-endpoint.entity';
-import type { WebhookEndpointEntity } from '../../../webhooks/webhook-endpoint.entity';
+import { EVENT_TYPES } from '../../../outbox/outbox-event.entity';
+import { ENDPOINT_KINDS } from '../../../outbox/webhook-endpoint.entity';
+import type { WebhookEndpointEntity } from '../../../outbox/webhook-endpoint.entity';
 import { FormAlert, FormState, Select, TextField, Token } from '../../shared/forms';
 import { Child, Fragment, Html, h } from '../../shared/html';
 import { Pager } from '../../shared/pager';
