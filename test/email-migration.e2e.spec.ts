@@ -31,8 +31,15 @@ onPostgres('the migration to one normal form of an address', () => {
     await sql.query(`DELETE FROM migrations WHERE name = $1`, [MIGRATION]);
   }
 
+  // Each person a millisecond after the one before (created_at keeps milliseconds): the order they were made in.
+  let made = 0;
   const person = async (email: string, kind = 'user') =>
-    (await sql.query(`INSERT INTO people (workspace_id, kind, name, email) VALUES ($1, $2, $3, $4) RETURNING id`, [workspace, kind, `Named ${email}`, email])).rows[0].id as string;
+    (
+      await sql.query(
+        `INSERT INTO people (workspace_id, kind, name, email, created_at) VALUES ($1, $2, $3, $4, now() + $5 * interval '1 millisecond') RETURNING id`,
+        [workspace, kind, `Named ${email}`, email, ++made],
+      )
+    ).rows[0].id as string;
   const emails = async () => (await sql.query(`SELECT email FROM people ORDER BY created_at, id`)).rows.map((r) => r.email);
 
   beforeAll(async () => {
@@ -63,7 +70,7 @@ onPostgres('the migration to one normal form of an address', () => {
     await person('\u212Aim@Example.com');
     await person('Stra\u00DFe@EXAMPLE.com');
     await person('lee@\uFF45\uFF58\uFF41\uFF4D\uFF50\uFF4C\uFF45.com');
-    await sql.query(`INSERT INTO people (workspace_id, kind, name) VALUES ($1, 'guest', 'No Address')`, [workspace]);
+    await sql.query(`INSERT INTO people (workspace_id, kind, name, created_at) VALUES ($1, 'guest', 'No Address', now() + $2 * interval '1 millisecond')`, [workspace, ++made]);
 
     expect(await runMigrations(source, false)).toEqual([MIGRATION]);
     expect(await emails()).toEqual(['dana@vendir.com', 'dana@xn--vendr-q4a.com', '\u212Aim@example.com', 'stra\u00DFe@example.com', 'lee@example.com', null]);
