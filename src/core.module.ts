@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
 import { BoardsModule } from './boards/boards.module';
+import { ChangelogModule } from './changelog/changelog.module';
 import { CommentsModule } from './comments/comments.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -27,6 +28,7 @@ export class CoreModule {
         PostsModule,
         CommentsModule,
         WebhooksModule,
+        ChangelogModule,
       ],
       exports: [
         ConfigModule,
@@ -36,6 +38,7 @@ export class CoreModule {
         PostsModule,
         CommentsModule,
         WebhooksModule,
+        ChangelogModule,
       ],
     };
   }

@@ -90,4 +90,19 @@ export class Links {
   postAdmin(id: number): string {
     return `${this.config.baseUrl}/admin/p/${id}`;
   }
+
+  /** The public changelog of a workspace. */
+  changelog(workspaceSlug: string): string {
+    return `${this.workspace(workspaceSlug)}/changelog`;
+  }
+
+  /** A changelog entry's page: `/<ws>/changelog/<id>-<title slug>` (the slug as for posts). */
+  changelogEntry(workspaceSlug: string, id: number, title: string): string {
+    const slug = titleSlug(title);
+    return `${this.changelog(workspaceSlug)}/${slug ? `${id}-${slug}` : id}`;
+  }
+
+  changelogAdmin(id: number): string {
+    return `${this.config.baseUrl}/admin/changelog/${id}`;
+  }
 }

@@ -16,6 +16,7 @@ import { DistributeByWorkspace1763810000000 } from '../../migrations/17638100000
 import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-EmailNormalForm';
 import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
 import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
+import { Changelog1763840000000 } from '../../migrations/1763840000000-Changelog';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   EmailNormalForm1763820000000,
   SsoTokenUses1763820001000,
   DashboardSignIns1763820002000,
+  Changelog1763840000000,
 ];
 
 /**

@@ -64,7 +64,13 @@ export interface PostVotedData {
   voter: { name: string };
 }
 
+/** The parts of the API's ChangelogEntry object that messages read. */
+export interface ChangelogPublishedData {
+  entry: { id: number; title: string; type?: string; url: string; posts?: unknown[] };
+}
+
 export type ChatEvent =
+  | { type: 'changelog.published'; data: ChangelogPublishedData }
   | { type: 'post.created'; data: PostCreatedData }
   | { type: 'post.voted'; data: PostVotedData }
   | { type: 'post.status_changed'; data: PostStatusChangedData }
@@ -238,11 +244,30 @@ interface Described {
   merge?: { id: number; title: string };
   comment?: { author: string; body: string; official: boolean };
   vote?: { voter: string; count: string };
+  /** A changelog entry published: the link goes to its public page. */
+  changelog?: true;
   /** Footer / context facts: "Post #42 · feature · by Ann". */
   facts: string[];
 }
 
+const ENTRY_TYPE_WORDS: Record<string, string> = { new: 'New', improved: 'Improved', fixed: 'Fixed' };
+
 function describe(event: ChatEvent): Described {
+  if (event?.type === 'changelog.published') {
+    const entry = (event.data?.entry ?? {}) as Partial<ChangelogPublishedData['entry']>;
+    const linked = Array.isArray(entry.posts) ? entry.posts.length : 0;
+    return {
+      boardName: 'the changelog',
+      title: oneLine(entry.title) || `Entry #${asText(entry.id)}`,
+      adminUrl: asText(entry.url),
+      changelog: true,
+      facts: [
+        `Entry #${asText(entry.id)}`,
+        ...(entry.type ? [ENTRY_TYPE_WORDS[entry.type] ?? oneLine(entry.type)] : []),
+        ...(linked > 0 ? [`${linked} linked post${linked === 1 ? '' : 's'}`] : []),
+      ],
+    };
+  }
   const data = (event?.data ?? {}) as Partial<PostStatusChangedData & CommentCreatedData & PostVotedData>;
   const post = (data.post ?? {}) as ChatPost;
   const base = {
@@ -321,6 +346,9 @@ export function slackMessage(event: ChatEvent): SlackMessage {
   } else if (d.status) {
     headline = `*Status changed:* ${statusLine} in *${board}*`;
     textHead = `Status changed (${statusLine}) in ${board}`;
+  } else if (d.changelog) {
+    headline = `*Published* in *${board}*`;
+    textHead = `Published in ${board}`;
   } else if (d.vote) {
     const voter = esc(d.vote.voter, CUT_LIMITS.authorName, 400);
     headline = `*New vote* by *${voter}* in *${board}*${d.vote.count}`;
@@ -365,6 +393,7 @@ const DISCORD_COLORS = {
   merged: 0x99aab5,
   comment: 0x57f287,
   vote: 0xeb459e,
+  changelog: 0x3ba55d,
 } as const;
 
 /**
@@ -388,6 +417,9 @@ export function discordMessage(event: ChatEvent): DiscordMessage {
   } else if (d.status) {
     description = `**Status changed:** ${statusLine} in **${board}**`;
     color = DISCORD_COLORS.status;
+  } else if (d.changelog) {
+    description = `**Published** in **${board}**`;
+    color = DISCORD_COLORS.changelog;
   } else if (d.vote) {
     description = `**New vote** by **${esc(d.vote.voter, CUT_LIMITS.authorName, 400)}** in **${board}**${d.vote.count}`;
     color = DISCORD_COLORS.vote;

@@ -54,6 +54,29 @@ export class OutboxDeliveries {
   }
 
   /**
+   * Queues emails in the transaction `tx` in one statement (a batch of a changelog entry's
+   * emails, say), due at once; the processors are woken at commit.
+   */
+  queueEmails(tx: Tx, emails: EmailToQueue[]): void {
+    if (emails.length === 0) return;
+    const at = new Date();
+    this.deliveries.insertMany(
+      tx,
+      emails.map((email) => ({
+        workspace_id: email.workspaceId,
+        id: email.id ?? randomUUID(),
+        endpoint_id: null,
+        recipient: email.recipient,
+        event_id: email.eventId,
+        event_type: email.eventType,
+        event_created_at: at,
+        body: email.body,
+      })),
+    );
+    for (const workspaceId of new Set(emails.map((email) => email.workspaceId))) this.deliveries.wake(tx, workspaceId);
+  }
+
+  /**
    * Sends a delivery again now, whatever became of it: one more attempt (if it fails and the
    * retry schedule is used up, it ends `failed` again). Refused while its endpoint is off.
    */

@@ -1,4 +1,4 @@
-export const EVENT_TYPES = ['post.created', 'post.status_changed', 'comment.created', 'post.voted'] as const;
+export const EVENT_TYPES = ['post.created', 'post.status_changed', 'comment.created', 'post.voted', 'changelog.published'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
+import { ChangelogModule } from '../changelog/changelog.module';
 import { byEngine } from '../database/engine';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -18,7 +19,7 @@ import { Scheduler } from './scheduler';
  * own servers; NotificationsModule: Slack, Discord and email), registered in the core.
  */
 @Module({
-  imports: [OutboxCoreModule, WebhooksModule, NotificationsModule, ScheduleModule.forRoot()],
+  imports: [OutboxCoreModule, WebhooksModule, NotificationsModule, ChangelogModule, ScheduleModule.forRoot()],
   providers: [
     OutboxProcessor,
     FanOut,

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { ChangelogService } from '../changelog/changelog.service';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Listener, Notifications } from '../database/listener';
 import { MetricsService } from '../metrics/metrics.service';
@@ -39,6 +40,9 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private retryAt: number | null = null;
   /** Where passes looked since the retry timer was last set (see wakeAtNextRetry). */
   private readonly retryWakes = new Wakes();
+  /** The changelog's jobs under way (scheduled entries due, a publish's email batches), if any. */
+  private changelogJobs: Promise<void> | null = null;
+  private changelogAgain = false;
   private stopping = false;
   private listener: Listener | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -52,6 +56,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     private readonly recorder: Recorder,
     private readonly registry: SchedulerRegistry,
     private readonly metrics: MetricsService,
+    private readonly changelog: ChangelogService,
   ) {}
 
   private get slots(): number {
@@ -91,7 +96,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     if (this.registry.doesExist('interval', 'outbox-poll')) this.registry.deleteInterval('outbox-poll');
     await this.listener?.stop();
     this.listener = null;
-    await Promise.all([this.running, this.fanning]);
+    await Promise.all([this.running, this.fanning, this.changelogJobs]);
     // Sends in flight finish (each is bounded by WEBHOOK_TIMEOUT_MS) and record their outcome.
     // (The mail transport closes after this, at the application's shutdown.)
     await Promise.allSettled([...this.inFlight]);
@@ -105,6 +110,33 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     if (this.stopping) return;
     this.fanWakes.add(workspaceId);
     this.startFanOut();
+    this.startChangelogJobs();
+  }
+
+  /**
+   * The changelog's scheduled entries that are due are published, and a published entry's
+   * emails made in batches (ChangelogService.runJobs): on every wake, so within a poll of the
+   * time; the state is in the table, so a restart loses nothing, and the entry's row decides
+   * which processor publishes it and makes each batch.
+   */
+  private startChangelogJobs(): void {
+    if (this.stopping) return;
+    if (this.changelogJobs) {
+      this.changelogAgain = true;
+      return;
+    }
+    this.changelogJobs = (async () => {
+      try {
+        do {
+          this.changelogAgain = false;
+          if (await this.changelog.runJobs()) this.changelogAgain = true;
+        } while (this.changelogAgain && !this.stopping);
+      } catch (error) {
+        this.logger.warn(`Changelog jobs failed: ${(error as Error).message}`);
+      }
+    })().finally(() => {
+      this.changelogJobs = null;
+    });
   }
 
   private startFanOut(): void {

@@ -56,6 +56,13 @@ export const WEBHOOK_EVENTS: Record<EventType, WebhookEventDoc> & Record<string,
       required: ['post', 'voter'],
     },
   },
+  'changelog.published': {
+    summary: 'A changelog entry was published',
+    description:
+      'A changelog entry was published: at once (the API, the dashboard) or at its `publish_at`. Sent once per entry; editing ' +
+      'it afterwards sends nothing.',
+    data: { properties: { entry: ref('ChangelogEntry', 'The entry, published, with its linked posts.') }, required: ['entry'] },
+  },
   ping: {
     summary: 'A test event',
     description: 'Sent only by `POST /api/v1/webhook_endpoints/{id}/test`, to check that the endpoint receives and verifies deliveries.',
