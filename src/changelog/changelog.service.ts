@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/app-error';
 import { Page, pageOf } from '../common/page.query';
 import { SecretBox } from '../common/secret-box';
@@ -48,7 +48,8 @@ export const MAIL_BATCH = 500;
  */
 @Injectable()
 export class ChangelogService {
-  private readonly logger = new Logger('Changelog');
+  /** Addresses per batch (MAIL_BATCH; a test makes batches small to see several). */
+  batchSize = MAIL_BATCH;
 
   constructor(
     private readonly db: Database,
@@ -163,7 +164,9 @@ export class ChangelogService {
    * One batch of an entry's emails, in one transaction: the next MAIL_BATCH addresses of its
    * audience after the last one queued, queued through the outbox (which meters them with
    * voter email's hourly limit), and where the batches stand. False when another processor
-   * holds the entry or there was nothing left to do.
+   * holds the entry or there was nothing left to do. (The next batch begins after the last
+   * address of this one: no batch holds more than `batchSize` addresses, in memory or in a
+   * transaction.)
    */
   private async mailBatch(workspaceId: string, id: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
@@ -173,7 +176,7 @@ export class ChangelogService {
         this.store.mailed(tx, workspaceId, id, null);
         return false;
       }
-      const audience = await this.store.audience(tx, workspaceId, id, entry.mail_after, entry.publisher_id, MAIL_BATCH);
+      const audience = await this.store.audience(tx, workspaceId, id, entry.mail_after, entry.publisher_id, this.batchSize);
       if (audience.length > 0) {
         const posts = await this.store.linked(tx, workspaceId, [id]);
         const byId = new Map(posts.map((post) => [post.id, post]));
@@ -198,7 +201,7 @@ export class ChangelogService {
         }));
         this.deliveries.queueEmails(tx, emails);
       }
-      this.store.mailed(tx, workspaceId, id, audience.length < MAIL_BATCH ? null : audience[audience.length - 1].email);
+      this.store.mailed(tx, workspaceId, id, audience.length < this.batchSize ? null : audience[audience.length - 1].email);
       return true;
     });
   }
