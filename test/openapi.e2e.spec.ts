@@ -145,6 +145,16 @@ describe('the OpenAPI document', () => {
     expect((await call('GET', `/api/v1/posts/${post.id}/votes?limit=1`)).body.has_more).toBe(true);
     expect((await call('DELETE', `/api/v1/posts/${post.id}/votes`, { voter: { email: 'vic@doc.example' } })).status).toBe(204);
 
+    // Changelog
+    const entry = (await call('POST', '/api/v1/changelog', { title: 'Documented entry', body: '**Bold**', type: 'new', post_ids: [post.id] })).body.data;
+    expect(entry.state).toBe('draft');
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await call('PATCH', `/api/v1/changelog/${entry.id}`, { publish_at: later })).body.data.state).toBe('scheduled');
+    expect((await call('GET', `/api/v1/changelog/${entry.id}`)).body.data.posts).toHaveLength(1);
+    expect((await call('POST', `/api/v1/changelog/${entry.id}/publish`)).body.data.state).toBe('published');
+    expect((await call('GET', '/api/v1/changelog?state=published&limit=1')).body.data).toHaveLength(1);
+    expect((await call('DELETE', `/api/v1/changelog/${entry.id}`)).status).toBe(204);
+
     // Endpoints and deliveries
     const endpoint = (await call('POST', '/api/v1/webhook_endpoints', { url: receiverUrl, events: ['post.created'] })).body.data;
     expect(endpoint.secret).toMatch(/^whsec_/);
@@ -195,6 +205,14 @@ describe('the OpenAPI document', () => {
     expect((await call('POST', `/api/v1/posts/${post.id}/votes`, { voter: {} })).status).toBe(400);
     expect((await call('DELETE', `/api/v1/posts/${post.id}/votes`, { voter: { name: 'No email' } })).status).toBe(400);
     expect((await call('POST', '/api/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000/test')).status).toBe(404);
+    expect((await call('GET', '/api/v1/changelog?state=gone')).status).toBe(400);
+    expect((await call('POST', '/api/v1/changelog', { title: 'Bad links', type: 'new', post_ids: [999999999] })).status).toBe(400);
+    expect((await call('GET', '/api/v1/changelog/999999999')).status).toBe(404);
+    expect((await call('PATCH', '/api/v1/changelog/999999999', { title: 'Nothing here' })).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/changelog/999999999')).status).toBe(404);
+    expect((await call('POST', '/api/v1/changelog/999999999/publish')).status).toBe(404);
+    const draft = (await call('POST', '/api/v1/changelog', { title: 'Errors entry', type: 'fixed' })).body.data;
+    expect((await call('PATCH', `/api/v1/changelog/${draft.id}`, { type: 'shiny' })).status).toBe(400);
     // Idempotency-Key: the key with another body; the key while its first request still runs
     // (marked as running again, as another instance's request would be).
     const key = `openapi-${Date.now()}`;
@@ -261,7 +279,7 @@ describe('the OpenAPI document', () => {
 
   it('describes the webhooks as they are delivered', async () => {
     const types = Object.keys(document.webhooks).filter((type) => type !== 'ping'); // a ping is sent on request, not subscribed to
-    expect(types).toEqual(expect.arrayContaining(['post.created', 'post.status_changed', 'comment.created', 'post.voted']));
+    expect(types).toEqual(expect.arrayContaining(['post.created', 'post.status_changed', 'comment.created', 'post.voted', 'changelog.published']));
     const hooked = await createWorkspace(t.app);
     const endpoint = await api.post('/api/v1/webhook_endpoints', { url: okReceiverUrl, events: types }, { key: hooked.key });
     expect(endpoint.status).toBe(201);
@@ -272,8 +290,10 @@ describe('the OpenAPI document', () => {
     expect((await api.patch(`/api/v1/posts/${post.id}`, { status: 'planned' }, as)).status).toBe(200);
     expect((await api.post(`/api/v1/posts/${other.id}/merge`, { into: post.id }, as)).status).toBe(200);
     expect((await api.post(`/api/v1/posts/${post.id}/comments`, { body: 'Delivered reply' }, as)).status).toBe(201);
-    for (const deadline = Date.now() + 30_000; received.length < 5; ) {
-      if (Date.now() > deadline) throw new Error(`only ${received.length} of 5 deliveries arrived`);
+    const entry = { title: 'Delivered entry', type: 'improved', post_ids: [post.id], publish_at: new Date().toISOString() };
+    expect((await api.post('/api/v1/changelog', entry, as)).status).toBe(201);
+    for (const deadline = Date.now() + 30_000; received.length < 6; ) {
+      if (Date.now() > deadline) throw new Error(`only ${received.length} of 6 deliveries arrived`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const seen = new Set<string>();
@@ -299,6 +319,6 @@ describe('the OpenAPI document', () => {
       seen.add(body.type);
       if (body.data.merged_into) expect(body.data.merged_into.id).toBe(post.id);
     }
-    expect([...seen].sort()).toEqual(['comment.created', 'post.created', 'post.status_changed']);
+    expect([...seen].sort()).toEqual(['changelog.published', 'comment.created', 'post.created', 'post.status_changed']);
   });
 });
