@@ -6,6 +6,7 @@ import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
 import { MailServer } from './support/mail';
+import { formToken, pageText, ssoSigner, Visitor } from './support/site';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
 import { closeReceivers, Receiver } from './support/receiver';
 import { startTestApp, TestApp } from './support/test-app';
@@ -143,6 +144,156 @@ describe('changelog API', () => {
     expectError(await api.get('/api/v1/changelog/abc'), 404, 'not_found');
     const other = await createWorkspace(t.app);
     expectError(await new Client(t.baseUrl, other.key).get(`/api/v1/changelog/${fewer.body.data.id}`), 404, 'not_found');
+  });
+});
+
+describe('the public changelog pages', () => {
+  let t: TestApp;
+  let ws: TestWorkspace;
+  let api: Client;
+  let visitor: Visitor;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    ws = await createWorkspace(t.app);
+    api = new Client(t.baseUrl, ws.key);
+    visitor = new Visitor(t.baseUrl);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const publish = async (body: Record<string, unknown>) => {
+    const answer = await api.post('/api/v1/changelog', { type: 'new', publish_at: new Date().toISOString(), ...body });
+    expect(answer.status).toBe(201);
+    return answer.body.data;
+  };
+
+  it('shows an entry: title, type, date, Markdown with no raw HTML, and only its public linked posts', async () => {
+    const open = await post(api, 'Public wish for export');
+    const hidden = await post(api, 'Hidden wish zq7x', 'secret');
+    const body = [
+      '# Big heading',
+      '',
+      'Some **bold** and *soft* text, `code()` and a list:',
+      '',
+      '- one',
+      '- two',
+      '',
+      '<script>alert("x")</script>',
+      '',
+      '<img src=x onerror="alert(1)">',
+      '',
+      '![tracker](https://evil.example/pixel.png "t")',
+      '',
+      `[ours](https://boards.chorus.test/${ws.slug}/ideas) [theirs](https://example.com/page) [bad](javascript:alert(1)) [worse](JaVaScRiPt:alert(2)) [data](data:text/html,hi)`,
+    ].join('\n');
+    const entry = await publish({ title: 'Export is here', body, type: 'improved', post_ids: [open.id, hidden.id] });
+    expect(entry.posts).toHaveLength(2); // the API names both
+
+    const path = new URL(entry.url).pathname;
+    const page = await visitor.get(path);
+    expect(page.status).toBe(200);
+    const html = page.text;
+    expect(html).toContain('<h1 class="user-text">Export is here</h1>');
+    expect(html).toContain('>Improved</span>');
+    expect(html).toMatch(new RegExp(`<time datetime="${entry.published_at}">`));
+    expect(html).toContain('<h2>Big heading</h2>');
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).toContain('<em>soft</em>');
+    expect(html).toContain('<code>code()</code>');
+    expect(html).toContain('<li>one</li>');
+    expect(html).not.toContain('<script>alert');
+    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;');
+    expect(html).not.toMatch(/<img[^>]*onerror/);
+    expect(html).not.toContain('evil.example');
+    expect(html).not.toMatch(/href="javascript:/i);
+    expect(html).not.toMatch(/href="data:/i);
+    expect(html).toContain(`<a href="https://boards.chorus.test/${ws.slug}/ideas">ours</a>`);
+    expect(html).toContain('<a href="https://example.com/page" rel="nofollow ugc noopener">theirs</a>');
+    expect(pageText(html)).toContain('bad');
+    expect(html).toContain(`href="${new URL(open.url).pathname}"`);
+    expect(html).not.toContain('Hidden wish zq7x');
+    expect(html).toMatch(/<a href="\/[^"]+\/changelog"[^>]*>Changelog<\/a>/);
+
+    // /changelog/<id> and a stale slug: 301 to its address; the post page says "Shipped in".
+    expect((await visitor.get(`/${ws.slug}/changelog/${entry.id}`)).location).toBe(path);
+    expect((await visitor.get(`/${ws.slug}/changelog/${entry.id}-old-title`)).location).toBe(path);
+    const postPage = await visitor.get(new URL(open.url).pathname);
+    expect(pageText(postPage.text)).toContain('Shipped in Export is here');
+    expect(postPage.text).toContain(`href="${path}"`);
+
+    // The list, the feed and the sitemap name no private post either.
+    const list = await visitor.get(`/${ws.slug}/changelog`);
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('Export is here');
+    expect(list.text).not.toContain('Hidden wish zq7x');
+    expect(list.text).not.toContain('<script>alert');
+    const feed = await visitor.get(`/${ws.slug}/changelog/feed.atom`);
+    expect(feed.status).toBe(200);
+    expect(feed.headers.get('content-type')).toContain('application/atom+xml');
+    expect(feed.text).toContain(`<id>${entry.url}</id>`);
+    expect(feed.text).not.toContain('Hidden wish zq7x');
+    expect(feed.text).toContain('&lt;strong&gt;bold&lt;/strong&gt;');
+    expect(feed.text).not.toContain('<script');
+    expect(feed.text).toContain('&amp;lt;script&amp;gt;');
+    const sitemap = await visitor.get(`/${ws.slug}/sitemap.xml`);
+    expect(sitemap.text).toContain(`<loc>${entry.url}</loc>`);
+  });
+
+  it('answers 404 for drafts, scheduled and deleted entries; pages ten at a time with "Next page"', async () => {
+    const own = await createWorkspace(t.app);
+    const a = new Client(t.baseUrl, own.key);
+    const made = [];
+    for (let i = 0; i < 11; i++) {
+      made.push((await a.post('/api/v1/changelog', { title: `Entry ${i} shipped`, type: 'fixed', publish_at: new Date().toISOString() })).body.data);
+    }
+    const draft = (await a.post('/api/v1/changelog', { title: 'Draft entry', type: 'new' })).body.data;
+    const scheduled = (await a.post('/api/v1/changelog', { title: 'Scheduled entry', type: 'new', publish_at: new Date(Date.now() + 3_600_000).toISOString() })).body.data;
+    expect((await visitor.get(new URL(draft.url).pathname)).status).toBe(404);
+    expect((await visitor.get(new URL(scheduled.url).pathname)).status).toBe(404);
+    expect((await a.request('DELETE', `/api/v1/changelog/${made[0].id}`)).status).toBe(204);
+    expect((await visitor.get(new URL(made[0].url).pathname)).status).toBe(404);
+    made.shift();
+    for (let i = 0; i < 2; i++) made.push((await a.post('/api/v1/changelog', { title: `Late ${i}`, type: 'new', publish_at: new Date().toISOString() })).body.data);
+
+    const first = await visitor.get(`/${own.slug}/changelog`);
+    const titles = (html: string) => [...html.matchAll(/<h2 id="entry-\d+" class="user-text"><a href="[^"]+">([^<]+)<\/a>/g)].map((m) => m[1]);
+    const newest = [...made].reverse().map((e) => e.title);
+    expect(titles(first.text)).toEqual(newest.slice(0, 10));
+    expect(first.text).not.toContain('Draft entry');
+    expect(first.text).not.toContain('Scheduled entry');
+    const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.text)![1];
+    const second = await visitor.get(next.replace(/&amp;/g, '&'));
+    expect(titles(second.text)).toEqual(newest.slice(10));
+    expect(second.text).not.toContain('Next page');
+  });
+
+  it('lets a signed-in visitor subscribe to updates and unsubscribe, by forms', async () => {
+    const { sign } = await ssoSigner(t.app, ws.id);
+    const reader = new Visitor(t.baseUrl);
+    const signedIn = await reader.get(`/${ws.slug}/sso?token=${await sign({ email: `reader@${ws.slug}.example`, name: 'Rita Reader' }, { expiresIn: '5m' })}`);
+    expect(signedIn.status).toBe(303);
+    expect(pageText((await visitor.get(`/${ws.slug}/changelog`)).text)).not.toContain('Subscribe to updates');
+    const page = await reader.get(`/${ws.slug}/changelog`);
+    expect(page.text).toContain('>Subscribe to updates</button>');
+    const action = `/${ws.slug}/changelog/subscription`;
+    const done = await reader.post(action, { _csrf: formToken(page.text, action), intent: 'add' });
+    expect(done.status).toBe(303);
+    const [row] = await t.db.query(
+      `SELECT count(*)::int AS n FROM changelog_subscribers s JOIN people p ON p.workspace_id = s.workspace_id AND p.id = s.person_id
+        WHERE s.workspace_id = $1 AND p.email = $2`,
+      [ws.id, `reader@${ws.slug}.example`],
+    );
+    expect(row.n).toBe(1);
+    const after = await reader.follow(done);
+    expect(after.text).toContain('>Unsubscribe from updates</button>');
+    const undone = await reader.post(action, { _csrf: formToken(after.text, action), intent: 'remove' });
+    expect(undone.status).toBe(303);
+    expect((await reader.follow(undone)).text).toContain('>Subscribe to updates</button>');
+    // Without the form's token: refused.
+    expect((await reader.post(action, { intent: 'add' })).status).toBe(403);
   });
 });
 

@@ -106,6 +106,7 @@ export class ChangelogService {
         by: actor.personId,
       });
       if (postIds !== undefined) this.store.setLinks(tx, actor.workspaceId, id, postIds);
+      if (published) this.events.announceSiteChange(tx, actor.workspaceId); // its pages changed
       if (now) return (await this.publishIn(tx, actor, id, actor.personId, true))!;
       return this.get(actor, id, tx);
     });
@@ -208,22 +209,27 @@ export class ChangelogService {
 
   // -- The public site --------------------------------------------------------------------
 
-  /** A page of published entries, newest first. */
+  /**
+   * A page of published entries, newest first, as the public site shows them: their `posts`
+   * only those on public boards (a private post is never named there).
+   */
   async listPublished(reader: Reader, page: Page): Promise<EntryPage> {
-    return this.list(reader, { state: 'published', ...page });
+    const rows = await this.store.list(reader.workspaceId, { state: 'published', ...page });
+    const cut = pageOf(rows, page);
+    return { ...cut, data: await this.withPosts(this.db, reader, cut.data, true) };
   }
 
-  /** A published entry (drafts, scheduled and deleted ones: 404). */
+  /** A published entry as the public site shows it (drafts, scheduled and deleted ones: 404). */
   async getPublished(reader: Reader, id: number): Promise<ChangelogEntryResponse> {
-    const entry = await this.get(reader, id);
-    if (entry.state !== 'published') throw AppError.notFound('changelog entry');
-    return entry;
+    const row = await this.store.get(this.db, reader.workspaceId, id);
+    if (!row || row.state !== 'published') throw AppError.notFound('changelog entry');
+    return (await this.withPosts(this.db, reader, [row], true))[0];
   }
 
-  /** The entries linking a post: published ones only for the public site. */
+  /** The entries linking a post: for the public site, published ones only. */
   async linking(reader: Reader, postId: number, publishedOnly: boolean): Promise<ChangelogEntryResponse[]> {
     const rows = await this.store.linking(reader.workspaceId, postId, publishedOnly);
-    return this.withPosts(this.db, reader, rows);
+    return this.withPosts(this.db, reader, rows, publishedOnly);
   }
 
   isSubscribed(workspaceId: string, personId: string): Promise<boolean> {
@@ -236,8 +242,10 @@ export class ChangelogService {
 
   // ---------------------------------------------------------------------------------------
 
-  private async withPosts(q: Queryable, reader: Reader, rows: EntryRow[]): Promise<ChangelogEntryResponse[]> {
-    const posts = await this.store.linked(q, reader.workspaceId, rows.map((row) => Number(row.id)));
+  /** The entries with their linked posts (`publicOnly`: those on public boards alone). */
+  private async withPosts(q: Queryable, reader: Reader, rows: EntryRow[], publicOnly = false): Promise<ChangelogEntryResponse[]> {
+    const linked = await this.store.linked(q, reader.workspaceId, rows.map((row) => Number(row.id)));
+    const posts = publicOnly ? linked.filter((post) => post.board_public) : linked;
     return rows.map((row) =>
       toEntryResponse(
         row,

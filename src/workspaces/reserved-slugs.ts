@@ -7,7 +7,7 @@
 export const RESERVED_ROOT_SEGMENTS = ['admin', 'api', 'assets', 'docs', 'email', 'healthz', 'metrics', 'readyz'] as const;
 
 /** Segments under `/<workspace>/` that are the site's own pages, so no board may take them as its slug. */
-export const RESERVED_BOARD_SLUGS = ['roadmap', 'sign-in', 'sign-out', 'sso'] as const;
+export const RESERVED_BOARD_SLUGS = ['roadmap', 'changelog', 'sign-in', 'sign-out', 'sso'] as const;
 
 const reservedRoots = new Set<string>(RESERVED_ROOT_SEGMENTS);
 const reservedBoards = new Set<string>(RESERVED_BOARD_SLUGS);

@@ -49,7 +49,7 @@ export class SitePageViews {
   }
 
   async post(site: SiteContext, post: PostResponse, board: BoardEntity, here: string, form: FormState): Promise<string> {
-    const [comments, voted] = await Promise.all([this.site.comments(site, post), this.site.votedBy(site, [post])]);
+    const [comments, voted, shipped] = await Promise.all([this.site.comments(site, post), this.site.votedBy(site, [post]), this.site.shippedIn(site, post)]);
     const href = this.paths.local(post.url);
     return postPage(this.paths.frame(site, here), {
       board,
@@ -59,6 +59,7 @@ export class SitePageViews {
       canonical: post.url,
       form,
       commentAction: `${href}/comments`,
+      shippedIn: shipped.map((entry) => ({ title: entry.title, href: this.paths.local(entry.url) })),
     });
   }
 }

@@ -72,10 +72,12 @@ export class SitePagesController {
   @Get('sitemap.xml')
   async sitemap(@Req() req: ChorusRequest): Promise<Page> {
     const site = req.site!;
-    const { boards, posts } = await this.site.sitemap(site);
+    const { boards, posts, entries } = await this.site.sitemap(site);
     const urls = [
       { loc: this.paths.url(site.workspace.slug) },
       { loc: this.paths.url(site.workspace.slug, '/roadmap') },
+      { loc: this.paths.url(site.workspace.slug, '/changelog') },
+      ...entries.map((e) => ({ loc: e.url, lastmod: new Date(e.updated_at) })),
       ...boards.map((b) => ({ loc: this.paths.url(site.workspace.slug, `/${b.slug}`) })),
       ...posts.map((p) => ({ loc: p.url, lastmod: p.updated_at })),
     ];

@@ -50,6 +50,7 @@ export class SitePaths {
       paths: {
         home: this.home(slug),
         roadmap: this.of(slug, '/roadmap'),
+        changelog: this.of(slug, '/changelog'),
         signIn: this.signIn(slug, here),
         signOut: this.of(slug, '/sign-out'),
         assets: this.links.publicPath(''),

@@ -4,6 +4,7 @@ import { BoardsService } from '../../boards/boards.service';
 import { AppError } from '../../common/app-error';
 import { CommentResponse } from '../../comments/comment.mapper';
 import { CommentsService } from '../../comments/comments.service';
+import { ChangelogService } from '../../changelog/changelog.service';
 import { PostStatus } from '../../posts/post.entity';
 import type { PostResponse } from '../../posts/post.mapper';
 import { PostPage, PostsService } from '../../posts/posts.service';
@@ -17,6 +18,8 @@ const ROADMAP_SIZE = 20;
 const FEED_SIZE = 50;
 /** The sitemap protocol's limit of addresses in one file. */
 const SITEMAP_SIZE = 50_000;
+/** Changelog entries the sitemap lists at most (the newest). */
+const SITEMAP_ENTRIES = 5_000;
 
 export interface BoardQuery {
   sort: 'new' | 'top';
@@ -40,6 +43,7 @@ export class SiteService {
     private readonly posts: PostsService,
     private readonly commentsService: CommentsService,
     private readonly cache: PageCache,
+    private readonly changelog: ChangelogService,
   ) {}
 
   async workspace(slug: string): Promise<PublicWorkspace> {
@@ -139,11 +143,19 @@ export class SiteService {
     return page.data;
   }
 
-  /** Every public board and the posts on them that have a page of their own (never merged ones). */
-  async sitemap(site: SiteContext): Promise<{ boards: BoardEntity[]; posts: { url: string; updated_at: Date }[] }> {
+  /** Every public board and the posts on them that have a page of their own (never merged ones), and the published changelog entries. */
+  async sitemap(
+    site: SiteContext,
+  ): Promise<{ boards: BoardEntity[]; posts: { url: string; updated_at: Date }[]; entries: { url: string; updated_at: string }[] }> {
     const boards = await this.boards.listPublic(site.workspace.id);
-    const posts = await this.posts.newestPublic(readerOf(site), SITEMAP_SIZE - boards.length - 2);
-    return { boards, posts };
+    const entries = (await this.changelog.listPublished(readerOf(site), { limit: SITEMAP_ENTRIES, offset: 0 })).data;
+    const posts = await this.posts.newestPublic(readerOf(site), SITEMAP_SIZE - boards.length - entries.length - 3);
+    return { boards, posts, entries };
+  }
+
+  /** The published changelog entries linking a post (its "Shipped in"). */
+  shippedIn(site: SiteContext, post: PostResponse) {
+    return this.changelog.linking(readerOf(site), post.id, true);
   }
 
   /** Which of these posts the signed-in visitor's vote counts on. */

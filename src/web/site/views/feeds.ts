@@ -1,6 +1,9 @@
 import type { BoardEntity } from '../../../boards/board.entity';
 import type { PostResponse } from '../../../posts/post.mapper';
+import { TYPE_WORDS } from '../../../changelog/changelog-entry';
+import type { ChangelogEntryResponse } from '../../../changelog/changelog.mapper';
 import { escapeHtml } from '../../shared/html';
+import { markdownHtml } from '../../shared/markdown';
 import { excerptText } from '../../shared/text';
 
 /** Characters XML 1.0 does not allow at all (C0 controls but tab and line breaks, U+FFFE, U+FFFF). */
@@ -33,6 +36,34 @@ export function atomFeed(input: { workspaceName: string; board: BoardEntity; boa
   <link rel="self" type="application/atom+xml" href="${xml(input.selfUrl)}"/>
   <link rel="alternate" type="text/html" href="${xml(input.boardUrl)}"/>
   <updated>${updated}</updated>
+  <generator>Chorus</generator>${entries.join('')}
+</feed>
+`;
+}
+
+/** A workspace's 50 newest published changelog entries as an Atom 1.0 feed; bodies as the pages render them. */
+export function changelogFeed(input: { workspaceName: string; url: string; selfUrl: string; own: string; entries: ChangelogEntryResponse[] }): string {
+  const updated = input.entries.reduce((latest, e) => (e.updated_at > latest ? e.updated_at : latest), input.entries[0]?.published_at ?? new Date(0).toISOString());
+  const entries = input.entries.map(
+    (entry) => `
+  <entry>
+    <title>${xml(entry.title)}</title>
+    <id>${xml(entry.url)}</id>
+    <link rel="alternate" type="text/html" href="${xml(entry.url)}"/>
+    <published>${entry.published_at}</published>
+    <updated>${entry.updated_at}</updated>
+    <category term="${entry.type}" label="${TYPE_WORDS[entry.type]}"/>
+    <content type="html">${xml(markdownHtml(entry.body, { own: input.own, headingShift: 1 }).text)}</content>
+  </entry>`,
+  );
+  return `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom">
+  <title>${xml(`Changelog · ${input.workspaceName}`)}</title>
+  <id>${xml(input.url)}</id>
+  <link rel="self" type="application/atom+xml" href="${xml(input.selfUrl)}"/>
+  <link rel="alternate" type="text/html" href="${xml(input.url)}"/>
+  <updated>${updated}</updated>
+  <author><name>${xml(input.workspaceName)}</name></author>
   <generator>Chorus</generator>${entries.join('')}
 </feed>
 `;

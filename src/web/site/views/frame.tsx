@@ -11,6 +11,7 @@ export interface SiteFrame {
   paths: {
     home: string;
     roadmap: string;
+    changelog: string;
     /** Sign-in, coming back to this page afterwards. */
     signIn: string;
     signOut: string;
@@ -21,8 +22,8 @@ export interface SiteFrame {
   here: string;
 }
 
-/** A page of a workspace's public site: its header names the workspace, links home and to the roadmap, and signs in or out. */
-export function sitePage(frame: SiteFrame, meta: Omit<PageMeta, 'siteName'>, current: 'home' | 'roadmap' | null, body: Child): string {
+/** A page of a workspace's public site: its header names the workspace, links home, to the roadmap and the changelog, and signs in or out. */
+export function sitePage(frame: SiteFrame, meta: Omit<PageMeta, 'siteName'>, current: 'home' | 'roadmap' | 'changelog' | null, body: Child): string {
   const account: Html = frame.visitor ? (
     <span>
       <span class="who">
@@ -46,6 +47,7 @@ export function sitePage(frame: SiteFrame, meta: Omit<PageMeta, 'siteName'>, cur
         nav: [
           { href: frame.paths.home, label: 'Boards', current: current === 'home' },
           { href: frame.paths.roadmap, label: 'Roadmap', current: current === 'roadmap' },
+          { href: frame.paths.changelog, label: 'Changelog', current: current === 'changelog' },
         ],
         account,
         assets: frame.paths.assets,

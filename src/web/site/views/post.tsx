@@ -5,6 +5,7 @@ import { FormAlert, FormState, TextArea, Token } from '../../shared/forms';
 import { Fragment, h, LEFT_ARROW } from '../../shared/html';
 import { excerptText, FormattedText, shownText } from '../../shared/text';
 import { plural } from '../../shared/words';
+import { ShippedIn } from './changelog';
 import { SiteFrame, sitePage } from './frame';
 import { ListedPost, PostMeta, VoteButton } from './posts';
 
@@ -16,6 +17,8 @@ export interface PostView {
   canonical: string;
   form: FormState;
   commentAction: string;
+  /** The published changelog entries linking the post. */
+  shippedIn: { title: string; href: string }[];
 }
 
 /** A post: its votes, its text, its comments oldest first (team replies marked "Official"), the comment form. */
@@ -43,6 +46,7 @@ export function postPage(frame: SiteFrame, view: PostView): string {
               {title}
             </h1>
             <PostMeta post={post} />
+            <ShippedIn entries={view.shippedIn} />
           </div>
         </div>
         {post.body ? <FormattedText text={post.body} /> : null}
