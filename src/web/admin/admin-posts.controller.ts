@@ -1,5 +1,6 @@
 import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { BoardsService } from '../../boards/boards.service';
+import { ChangelogService } from '../../changelog/changelog.service';
 import { CommentsService } from '../../comments/comments.service';
 import { CreateCommentDto } from '../../comments/dto/create-comment.dto';
 import { AppError } from '../../common/app-error';
@@ -56,6 +57,7 @@ export class AdminPostsController {
     private readonly boards: BoardsService,
     private readonly deliveries: DeliveriesService,
     private readonly paths: AdminPaths,
+    private readonly changelog: ChangelogService,
   ) {}
 
   @Get()
@@ -158,11 +160,12 @@ export class AdminPostsController {
     const admin = req.admin!;
     const actor = memberActor(admin);
     const post = await this.posts.get(actor, id);
-    const [board, comments, voters, events] = await Promise.all([
+    const [board, comments, voters, events, entries] = await Promise.all([
       this.boards.findBySlug(admin.workspace.id, post.board.slug),
       this.comments.list(actor, id),
       this.posts.listVoters(actor, id, { limit: VOTERS, offset: 0 }),
       this.deliveries.forPost(admin.workspace.id, id),
+      this.changelog.linking(actor, id, false),
     ]);
     const html = adminPostPage(this.paths.frame(req), {
       post,
@@ -171,6 +174,7 @@ export class AdminPostsController {
       voters: voters.data,
       votersMore: voters.has_more,
       events,
+      entries,
       forms: {
         status: forms.status ?? emptyForm({ status: post.status }),
         reply: forms.reply ?? emptyForm(),

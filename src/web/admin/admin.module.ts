@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../../auth/auth.module';
 import { BoardsModule } from '../../boards/boards.module';
+import { ChangelogModule } from '../../changelog/changelog.module';
 import { CommentsModule } from '../../comments/comments.module';
 import { PostsModule } from '../../posts/posts.module';
 import { WebhooksModule } from '../../webhooks/webhooks.module';
 import { WorkspacesModule } from '../../workspaces/workspaces.module';
 import { WebSharedModule } from '../shared/web.module';
 import { AdminBoardsController } from './admin-boards.controller';
+import { AdminChangelogController } from './admin-changelog.controller';
 import { AdminDevelopersController } from './admin-developers.controller';
 import { AdminMembersController } from './admin-members.controller';
 import { AdminPaths } from './admin-paths';
@@ -20,8 +22,8 @@ import { DashboardSignIns } from './dashboard-sign-ins.service';
  * merge them, and run boards, keys, endpoints and members, through the services the API uses.
  */
 @Module({
-  imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule],
-  controllers: [AdminSignInController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController],
+  imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule, ChangelogModule],
+  controllers: [AdminSignInController, AdminChangelogController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController],
   providers: [AdminPaths, AdminGuard, DashboardSignIns],
 })
 export class AdminModule {}

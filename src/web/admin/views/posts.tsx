@@ -11,6 +11,8 @@ import { Fragment, h, LEFT_ARROW } from '../../shared/html';
 import { FormattedText, shownText } from '../../shared/text';
 import { CATEGORY_WORDS, day, minute, plural, STATUS_WORDS } from '../../shared/words';
 import { StatusBadge } from '../../site/views/posts';
+import type { ChangelogEntryResponse } from '../../../changelog/changelog.mapper';
+import { LinkingEntries } from './changelog';
 import { AdminFrame, adminPage, Notice } from './frame';
 import { Table } from './table';
 
@@ -111,6 +113,8 @@ export interface AdminPostView {
   voters: VoterResponse[];
   votersMore: boolean;
   events: PostEventDeliveries[];
+  /** The changelog entries linking the post. */
+  entries: ChangelogEntryResponse[];
   forms: { status: FormState; reply: FormState; merge: FormState };
   notice: string | null;
 }
@@ -171,6 +175,7 @@ export function adminPostPage(frame: AdminFrame, view: AdminPostView): string {
               <button type="submit">Post reply</button>
             </form>
           </section>
+          <LinkingEntries entries={view.entries} admin={a} />
           <section aria-labelledby="events-h" class="stack">
             <h2 id="events-h">Deliveries</h2>
             {view.events.length === 0 ? <p class="count">This post caused no events yet.</p> : null}
