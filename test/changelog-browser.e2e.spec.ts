@@ -116,7 +116,7 @@ describeInBrowser('the changelog in Chromium', () => {
       await page.getByRole('heading', { level: 2, name: `Hostile body ${run}` }).waitFor();
       await page.getByText('<img src=x onerror="window.__xss=2">').waitFor();
       expect(await page.locator('.markdown img, .markdown a[href^="javascript"]').count()).toBe(0);
-      if (javaScript) expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+      if (javaScript) expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
       await ctx.close();
     }
   });

@@ -196,7 +196,7 @@ describe('the public changelog pages', () => {
     expect(page.status).toBe(200);
     const html = page.text;
     expect(html).toContain('<h1 class="user-text">Export is here</h1>');
-    expect(html).toContain('>Improved</span>');
+    expect(html).toContain('<span class="status status-in_progress">Improved</span>');
     expect(html).toMatch(new RegExp(`<time datetime="${entry.published_at}">`));
     expect(html).toContain('<h2>Big heading</h2>');
     expect(html).toContain('<strong>bold</strong>');

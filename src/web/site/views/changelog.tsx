@@ -27,10 +27,13 @@ export interface ChangelogView {
   subscription: { subscribed: boolean; action: string } | null;
 }
 
+/** The type's pill takes the colours of a status (checked for contrast in light and dark). */
+const TYPE_PILLS: Record<ChangelogEntryResponse['type'], string> = { new: 'status-planned', improved: 'status-in_progress', fixed: 'status-done' };
+
 function EntryFacts({ entry }: { entry: ChangelogEntryResponse }): Html {
   return (
     <p class="meta">
-      <span class={`tag tag-${entry.type}`}>{TYPE_WORDS[entry.type]}</span>{' '}
+      <span class={`status ${TYPE_PILLS[entry.type]}`}>{TYPE_WORDS[entry.type]}</span>{' '}
       <time datetime={entry.published_at!}>{day(entry.published_at!)}</time>
     </p>
   );
@@ -72,6 +75,7 @@ export function changelogPage(frame: SiteFrame, view: ChangelogView): string {
         </form>
       ) : null}
       {view.entries.length === 0 ? <p>Nothing published yet.</p> : null}
+      <div class="stack">
       {view.entries.map(({ entry, href, posts }) => (
         <article class="card changelog-entry" aria-labelledby={`entry-${entry.id}`}>
           <h2 id={`entry-${entry.id}`} class="user-text">
@@ -82,6 +86,7 @@ export function changelogPage(frame: SiteFrame, view: ChangelogView): string {
           <LinkedPosts posts={posts} />
         </article>
       ))}
+      </div>
       <Pager prev={view.prev} next={view.next} />
     </>,
   );
