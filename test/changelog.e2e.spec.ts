@@ -129,6 +129,20 @@ describe('changelog API', () => {
     expect(count).toBe(2);
   });
 
+  it('publishes a due entry once when several runs of the job race for it', async () => {
+    const own = await createWorkspace(t.app);
+    const a = new Client(t.baseUrl, own.key);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const entry = (await a.post('/api/v1/changelog', { title: 'Raced for', type: 'new', publish_at: later })).body.data;
+    // Its time comes while no processor runs (this app has none).
+    await t.db.query(`UPDATE changelog_entries SET publish_at = now() - interval '1 second' WHERE workspace_id = $1 AND id = $2`, [own.id, entry.id]);
+    const changelog = t.app.get(ChangelogService);
+    await Promise.all([changelog.runJobs(), changelog.runJobs(), changelog.runJobs(), a.post(`/api/v1/changelog/${entry.id}/publish`)]);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM outbox_events WHERE workspace_id = $1 AND type = 'changelog.published'`, [own.id]);
+    expect(n).toBe(1);
+    expect((await a.get(`/api/v1/changelog/${entry.id}`)).body.data.state).toBe('published');
+  });
+
   it('gets, changes links, and deletes in any state', async () => {
     const p1 = await post(api, 'First linked post');
     const p2 = await post(api, 'Second linked post', 'secret');
