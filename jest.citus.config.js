@@ -27,6 +27,7 @@ const SUITES = [
   'admin',
   'addresses',
   'sign-in-replay',
+  'changelog',
 ];
 
 module.exports = async () => {
