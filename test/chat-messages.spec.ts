@@ -447,3 +447,31 @@ describe('types', () => {
     expect(event.type).toBe('comment.created');
   });
 });
+
+describe('changelog.published', () => {
+  const URL_OF_ENTRY = 'https://boards.chorus.test/acme/changelog/7-dark-mode-is-here';
+  const event = (title: string): ChatEvent => ({
+    type: 'changelog.published',
+    data: { entry: { id: 7, title, type: 'new', url: URL_OF_ENTRY, posts: [post(), post({ id: 43 })] } },
+  });
+
+  it('names the entry and links to its public url, in Slack', () => {
+    const message = slackMessage(event('Dark mode is here'));
+    expect(message.text).toBe(`Published in the changelog: <${URL_OF_ENTRY}|Dark mode is here>`);
+    const [section, context] = message.blocks as { text?: { text: string }; elements?: { text: string }[] }[];
+    expect(section.text!.text).toContain(`<${URL_OF_ENTRY}|Dark mode is here>`);
+    expect(context.elements![0].text).toBe('Entry #7 · New · 2 linked posts');
+    expect(JSON.stringify(message)).not.toContain(ADMIN_URL);
+  });
+
+  it('escapes the title for Slack and Discord, and pings nobody', () => {
+    const slack = slackMessage(event('<!everyone> & <@U1> shipped'));
+    expect(slack.text).toContain('&lt;!everyone&gt; &amp; &lt;@U1&gt; shipped');
+    const discord = discordMessage(event('@everyone [x](https://evil.example) **bold**'));
+    const [embed] = discord.embeds as { title: string; url: string; description: string }[];
+    expect(embed.title).toBe('\\@everyone \\[x\\]\\(https://evil.example\\) \\*\\*bold\\*\\*');
+    expect(embed.url).toBe(URL_OF_ENTRY);
+    expect(embed.description).toBe('**Published** in **the changelog**');
+    expect(discord.allowed_mentions).toEqual({ parse: [] });
+  });
+});

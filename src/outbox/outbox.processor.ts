@@ -80,8 +80,15 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
       'Outbox',
     );
     const pollMs = this.listener ? 1_000 : 200;
-    this.registry.addInterval('outbox-poll', setInterval(() => this.wakeForEvents(), pollMs));
+    this.registry.addInterval(
+      'outbox-poll',
+      setInterval(() => {
+        this.wakeForEvents();
+        this.startChangelogJobs();
+      }, pollMs),
+    );
     this.wakeForEvents();
+    this.startChangelogJobs();
   }
 
   /** Takes no new work from now on (the first step of a shutdown). */
@@ -110,13 +117,12 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     if (this.stopping) return;
     this.fanWakes.add(workspaceId);
     this.startFanOut();
-    this.startChangelogJobs();
   }
 
   /**
    * The changelog's scheduled entries that are due are published, and a published entry's
-   * emails made in batches (ChangelogService.runJobs): on every wake, so within a poll of the
-   * time; the state is in the table, so a restart loses nothing, and the entry's row decides
+   * emails made in batches (ChangelogService.runJobs): on every poll (a second; two statements
+   * when there is nothing to do), so within a poll of the time; the state is in the table, so a restart loses nothing, and the entry's row decides
    * which processor publishes it and makes each batch.
    */
   private startChangelogJobs(): void {
