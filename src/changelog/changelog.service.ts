@@ -155,27 +155,31 @@ export class ChangelogService {
     }
     let made = 0;
     for (const entry of await this.store.mailing(batches)) {
+      // Batch after batch of this entry while another processor does not hold it.
+      for (let more = true; more && made < batches; made++) {
+        more = (await this.mailBatch(entry.workspace_id, Number(entry.id))) === 'more';
+      }
       if (made >= batches) return true;
-      if (await this.mailBatch(entry.workspace_id, Number(entry.id))) made++;
     }
-    return made >= batches;
+    return false;
   }
 
   /**
    * One batch of an entry's emails, in one transaction: the next MAIL_BATCH addresses of its
    * audience after the last one queued, queued through the outbox (which meters them with
-   * voter email's hourly limit), and where the batches stand. False when another processor
-   * holds the entry or there was nothing left to do. (The next batch begins after the last
+   * voter email's hourly limit), and where the batches stand. Answers 'more' when batches are
+   * left, 'done' after the last one, 'held' when another processor holds the entry (or it is
+   * done already). (The next batch begins after the last
    * address of this one: no batch holds more than `batchSize` addresses, in memory or in a
    * transaction.)
    */
-  private async mailBatch(workspaceId: string, id: number): Promise<boolean> {
+  private async mailBatch(workspaceId: string, id: number): Promise<'more' | 'done' | 'held'> {
     return this.db.transaction(async (tx) => {
       const entry = await this.store.lockMailing(tx, workspaceId, id);
-      if (!entry) return false;
+      if (!entry) return 'held';
       if (entry.plan === 'free') {
         this.store.mailed(tx, workspaceId, id, null);
-        return false;
+        return 'done';
       }
       const audience = await this.store.audience(tx, workspaceId, id, entry.mail_after, entry.publisher_id, this.batchSize);
       if (audience.length > 0) {
@@ -202,8 +206,9 @@ export class ChangelogService {
         }));
         this.deliveries.queueEmails(tx, emails);
       }
-      this.store.mailed(tx, workspaceId, id, audience.length < this.batchSize ? null : audience[audience.length - 1].email);
-      return true;
+      const done = audience.length < this.batchSize;
+      this.store.mailed(tx, workspaceId, id, done ? null : audience[audience.length - 1].email);
+      return done ? 'done' : 'more';
     });
   }
 

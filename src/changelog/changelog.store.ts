@@ -148,30 +148,31 @@ export class ChangelogStore {
   /**
    * A page of the entry's audience, by address after `$3`: voters of linked posts on public
    * boards with voter email on, and subscribers; without unsubscribed addresses and the
-   * publisher's. Addresses are kept in their normal form (common/email-address.ts), so one
-   * address is one row whatever case it was given in.
+   * publisher's. An address is one person (people's addresses are unique in their normal form,
+   * common/email-address.ts), so the page walks people in address order (people_email_key) from
+   * the last address of the page before, and stops at `$5` of them: every batch of a publish
+   * reads on from where the last one stopped, never the whole audience again.
    */
+  private static readonly EMAILED_POSTS = statement(
+    'changelog_emailed_posts',
+    `SELECT l.post_id FROM changelog_entry_posts l
+       JOIN posts p ON p.workspace_id = $1 AND p.id = l.post_id
+       JOIN boards b ON b.workspace_id = $1 AND b.id = p.board_id
+      WHERE l.workspace_id = $1 AND l.entry_id = $2 AND b.public AND b.notify_voters`,
+  );
+  // The linked posts come as a parameter ($5), so that each person's votes for them are read
+  // from votes' primary key (workspace_id, post_id, person_id) by all three.
   private static readonly AUDIENCE = statement(
     'changelog_audience',
-    `WITH linked AS (
-       SELECT l.post_id FROM changelog_entry_posts l
-         JOIN posts p ON p.workspace_id = $1 AND p.id = l.post_id
-         JOIN boards b ON b.workspace_id = $1 AND b.id = p.board_id
-        WHERE l.workspace_id = $1 AND l.entry_id = $2 AND b.public AND b.notify_voters),
-     audience AS (
-       SELECT pe.email, v.post_id FROM votes v
-         JOIN linked ON linked.post_id = v.post_id
-         JOIN people pe ON pe.workspace_id = $1 AND pe.id = v.person_id
-        WHERE v.workspace_id = $1 AND pe.email IS NOT NULL AND pe.email > $3
-       UNION ALL
-       SELECT pe.email, NULL::bigint FROM changelog_subscribers s
-         JOIN people pe ON pe.workspace_id = $1 AND pe.id = s.person_id
-        WHERE s.workspace_id = $1 AND pe.email IS NOT NULL AND pe.email > $3)
-     SELECT a.email, array_remove(array_agg(DISTINCT a.post_id), NULL)::text[] AS post_ids
-       FROM audience a
-      WHERE NOT EXISTS (SELECT 1 FROM people u WHERE u.workspace_id = $1 AND u.email = a.email
-                           AND (u.email_unsubscribed_at IS NOT NULL OR u.id = $4))
-      GROUP BY a.email ORDER BY a.email LIMIT $5`,
+    `SELECT pe.email,
+            ARRAY(SELECT v.post_id::text FROM votes v
+                   WHERE v.workspace_id = $1 AND v.post_id = ANY ($5::bigint[]) AND v.person_id = pe.id ORDER BY v.post_id) AS post_ids
+       FROM people pe
+      WHERE pe.workspace_id = $1 AND pe.email IS NOT NULL AND pe.email > $2
+        AND pe.email_unsubscribed_at IS NULL AND pe.id IS DISTINCT FROM $3
+        AND (EXISTS (SELECT 1 FROM votes v WHERE v.workspace_id = $1 AND v.post_id = ANY ($5::bigint[]) AND v.person_id = pe.id)
+             OR EXISTS (SELECT 1 FROM changelog_subscribers s WHERE s.workspace_id = $1 AND s.person_id = pe.id))
+      ORDER BY pe.email LIMIT $4`,
   );
   private static readonly SUBSCRIBE = statement(
     'changelog_subscribe',
@@ -295,8 +296,9 @@ export class ChangelogStore {
     tx.send(ChangelogStore.MAILED, [workspaceId, id, after]);
   }
 
-  audience(tx: Tx, workspaceId: string, id: number, after: string, publisherId: string | null, limit: number): Promise<AudienceRow[]> {
-    return tx.rows<AudienceRow>(ChangelogStore.AUDIENCE, [workspaceId, id, after, publisherId, limit]);
+  async audience(tx: Tx, workspaceId: string, id: number, after: string, publisherId: string | null, limit: number): Promise<AudienceRow[]> {
+    const posts = await tx.rows<{ post_id: string }>(ChangelogStore.EMAILED_POSTS, [workspaceId, id]);
+    return tx.rows<AudienceRow>(ChangelogStore.AUDIENCE, [workspaceId, after, publisherId, limit, posts.map((row) => row.post_id)]);
   }
 
   async setSubscribed(workspaceId: string, personId: string, on: boolean): Promise<void> {
