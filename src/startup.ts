@@ -27,7 +27,7 @@ export function exitOnStartupError(error: unknown, what = 'Chorus could not star
  * rows array) and a list's parameters array pretenured: each page's rows then hung from an old
  * array, survived every young collection, were promoted and filled the old generation, and a
  * list cost ~480 µs of CPU instead of ~360, with a full collection every 0.4 s instead of every
- * 3 s (docs/performance.md, issue 30). V8 reads the flag when it would decide or compile, so
+ * 1.5 to 3 s (docs/performance.md, issue 30). V8 reads the flag when it would decide or compile, so
  * setting it at start works; the decisions already taken while the modules loaded stay.
  */
 export function tuneHeap(config: Pick<AppConfig, 'heapGrowingPercent'>): void {
