@@ -3,14 +3,13 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DataSource } from 'typeorm';
 import { ApiKeysService } from './auth/api-keys.service';
 import { BoardsService } from './boards/boards.service';
 import { AppError } from './common/app-error';
 import { isEmailAddress, normalEmail } from './common/email-address';
 import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
-import { openDatabaseTarget, runMigrations } from './database/database';
+import { migrateDatabase, openDatabaseTarget } from './database/database';
 import { exitOnStartupError } from './startup';
 import { PostsService } from './posts/posts.service';
 import { PLAN_NAMES, Plan, isPlan } from './workspaces/plans';
@@ -280,8 +279,8 @@ async function run(argv: string[]): Promise<number> {
   const database = await openDatabaseTarget(config, { joinRunning: true });
   let app: INestApplicationContext | undefined;
   try {
+    const applied = await migrateDatabase(database);
     app = await NestFactory.createApplicationContext(CoreModule.forRoot(config, database), { logger: ['error'] });
-    const applied = await runMigrations(app.get(DataSource), database.embedded);
     const output = await command(app, values, applied);
     process.stdout.write(`${values.json ? JSON.stringify(output.json) : output.text}\n`);
     return 0;
