@@ -10,6 +10,6 @@ import { WorkspacesStore } from './workspaces.store';
   imports: [OutboxCoreModule],
   // The callers cache sits here because plan changes, as well as key revocations, clear it.
   providers: [WorkspacesService, WorkspacesStore, CallerCache, SsoService, SsoTokenUses],
-  exports: [WorkspacesService, CallerCache, SsoService],
+  exports: [WorkspacesService, WorkspacesStore, CallerCache, SsoService],
 })
 export class WorkspacesModule {}
