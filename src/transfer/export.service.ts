@@ -127,10 +127,10 @@ export class ExportService {
       unsubscribed: p.unsubscribed,
       created_at: p.created_at.toISOString(),
     }));
-    await write<ExportedPostRow>('posts', (after) => this.store.posts(q, ws, after?.id ?? null, PAGE), (p) => {
-      const { author, ...post } = toPostResponse(p, workspace.slug, this.links);
-      return { ...post, author, author_id: p.author_id };
-    });
+    await write<ExportedPostRow>('posts', (after) => this.store.posts(q, ws, after?.id ?? null, PAGE), (p) => ({
+      ...toPostResponse(p, workspace.slug, this.links),
+      author_id: p.author_id,
+    }));
     await write<ExportedVoteRow>('votes', (after) => this.store.votes(q, ws, after, PAGE * 5), (v) => ({
       post_id: Number(v.post_id),
       person_id: v.person_id,

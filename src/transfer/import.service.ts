@@ -70,8 +70,8 @@ export class ImportService {
     let report: ImportReport | undefined;
     try {
       await this.db.transaction(async (tx) => {
-        const run = new ImportRun(this, tx, workspaceId, source.name, options);
-        report = await run.run(source);
+        const run = new ImportRun(this, tx, workspaceId, source, options);
+        report = await run.run();
         if (options.dryRun) throw new DryRun();
         this.events.announceSiteChange(tx, workspaceId);
       });
@@ -108,14 +108,19 @@ class ImportRun {
     service: ImportService,
     private readonly tx: Tx,
     private readonly ws: string,
-    private readonly source: string,
+    private readonly from: ImportSource,
     private readonly options: ImportOptions,
   ) {
     this.s = service.stores;
   }
 
-  async run(source: ImportSource): Promise<ImportReport> {
-    for await (const record of source.records()) {
+  /** The source's identity (an export's is known once its manifest is read). */
+  private get source(): string {
+    return this.from.name;
+  }
+
+  async run(): Promise<ImportReport> {
+    for await (const record of this.from.records()) {
       if (record.kind === 'error') {
         this.fail(record.at, record.message);
         continue;
@@ -220,12 +225,13 @@ class ImportRun {
   }
 
   /** Whether a reference can name a person: an address that has a normal form, or a name. */
-  private checkPerson(at: Where, ref: PersonRef, field = 'email'): boolean {
+  private checkPerson(at: Where, ref: PersonRef, who: 'author' | 'voter' | '' = ''): boolean {
     if (this.personIds.has(ref.key)) return true;
-    if (ref.email && !normalEmail(ref.email)) return this.fail(at, `${field}: "${ref.email}" is not an email address`), false;
+    const [emailField, nameField] = who ? [`${who}_email`, `${who}_name`] : ['email', 'name'];
+    if (ref.email && !normalEmail(ref.email)) return this.fail(at, `${emailField}: "${ref.email}" is not an email address`), false;
     if (!ref.email && !ref.name?.trim()) {
       const defined = ref.name !== undefined || ref.email !== undefined;
-      return this.fail(at, defined ? `${field} or name: is required` : `person ${ref.key} is not in this import`), false;
+      return this.fail(at, defined ? `${emailField} or ${nameField}: is required` : `person ${ref.key} is not in this import`), false;
     }
     return true;
   }
@@ -322,7 +328,7 @@ class ImportRun {
       return (
         this.checkText(r.at, 'title', r.title.trim(), 1, TITLE_MAX) &&
         this.checkText(r.at, 'body', r.body.trim(), 0, BODY_MAX) &&
-        this.checkPerson(r.at, r.author, 'author_email')
+        this.checkPerson(r.at, r.author, 'author')
       );
     });
     const known = await this.s.transfer.known(this.tx, this.ws, this.source, 'post', valid.map((r) => r.key));
@@ -364,7 +370,7 @@ class ImportRun {
   private async importVotes(records: RecordOf<'vote'>[]): Promise<void> {
     const valid = records.filter((r) => {
       if (!this.postIds.has(r.postKey)) return this.fail(r.at, `post_id: ${r.postKey} is not a post of this import`), false;
-      return this.checkPerson(r.at, r.voter, 'voter_email');
+      return this.checkPerson(r.at, r.voter, 'voter');
     });
     await this.resolvePeople(valid.map((r) => r.voter), false);
     const added = valid.length
@@ -384,7 +390,7 @@ class ImportRun {
       if (!this.postIds.has(r.postKey)) return this.fail(r.at, `post_id: ${r.postKey} is not a post of this import`), false;
       if (keys.has(r.key)) return repeated++, false;
       keys.add(r.key);
-      return this.checkText(r.at, 'body', r.body.trim(), 1, BODY_MAX) && this.checkPerson(r.at, r.author, 'author_email');
+      return this.checkText(r.at, 'body', r.body.trim(), 1, BODY_MAX) && this.checkPerson(r.at, r.author, 'author');
     });
     const known = await this.s.transfer.known(this.tx, this.ws, this.source, 'comment', valid.map((r) => r.key));
     const fresh = valid.filter((r) => !known.has(r.key));
