@@ -1,5 +1,5 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCaller } from '../auth/caller.decorator';
 import { AppError } from '../common/app-error';
@@ -30,7 +30,6 @@ export class ExportController {
       '`changelog.ndjson`, one JSON object a line in ascending id order. No secret is ever in it. Business plan only; ' +
       '`chorus import --workspace <slug> <file>` brings it into a workspace.',
   })
-  @ApiProduces('application/gzip')
   @ApiOkResponse({
     description: 'A gzipped tar (`chorus-<workspace>-<date>.tar.gz`).',
     content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },

@@ -331,6 +331,7 @@ class ImportRun {
         this.checkPerson(r.at, r.author, 'author')
       );
     });
+    await this.resolvePeople(valid.map((r) => r.author), false);
     const known = await this.s.transfer.known(this.tx, this.ws, this.source, 'post', valid.map((r) => r.key));
     const fresh = valid.filter((r) => {
       const id = known.get(r.key);
@@ -343,7 +344,6 @@ class ImportRun {
     await this.placeBoards(
       boards.map((r) => ({ key: r.board.key, slug: r.board.slug!, name: nameOfSlug(r.board.slug!), description: null, public: true, notifyVoters: true, createdAt: null })),
     );
-    await this.resolvePeople(fresh.map((r) => r.author), false);
     const ids = await this.s.posts.importPosts(
       this.tx,
       this.ws,
@@ -392,11 +392,11 @@ class ImportRun {
       keys.add(r.key);
       return this.checkText(r.at, 'body', r.body.trim(), 1, BODY_MAX) && this.checkPerson(r.at, r.author, 'author');
     });
+    await this.resolvePeople(valid.map((r) => r.author), false);
     const known = await this.s.transfer.known(this.tx, this.ws, this.source, 'comment', valid.map((r) => r.key));
     const fresh = valid.filter((r) => !known.has(r.key));
     this.count('comment', 0, valid.length - fresh.length + repeated);
     if (fresh.length === 0) return;
-    await this.resolvePeople(fresh.map((r) => r.author), false);
     const ids = await this.s.comments.importComments(
       this.tx,
       this.ws,

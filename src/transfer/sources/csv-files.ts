@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { Transform } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { normalEmail } from '../../common/email-address';
 import { ImportSource, PersonRef, SourceError, SourceRecord, statusOf, timeOf, Where } from './source';
@@ -71,7 +72,7 @@ export class CsvSource implements ImportSource {
       skipped.push({ error: `not CSV: ${error.message}`, at: { file, line: (error as CsvError & { lines?: number }).lines ?? 0 } });
     });
     input.on('error', (error) => parser.destroy(error));
-    input.pipe(parser);
+    input.pipe(lineFeeds()).pipe(parser);
     let header: string[] | undefined;
     try {
       for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
@@ -100,6 +101,25 @@ export class CsvSource implements ImportSource {
     }
     if (!header) throw new SourceError(`${file} is empty: a header row is needed (${CSV_COLUMNS[kind].join(',')})`);
   }
+}
+
+/**
+ * Line ends as line feeds: CR LF (a spreadsheet's) becomes LF, in quoted fields too, so that the
+ * parser counts each line once (it counts CR and LF apart) and texts keep one kind of line end.
+ */
+function lineFeeds(): Transform {
+  let carry = '';
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      let text = carry + chunk.toString('latin1');
+      carry = text.endsWith('\r') ? '\r' : '';
+      if (carry) text = text.slice(0, -1);
+      done(null, Buffer.from(text.replace(/\r\n/g, '\n'), 'latin1'));
+    },
+    flush(done) {
+      done(null, carry ? Buffer.from(carry, 'latin1') : null);
+    },
+  });
 }
 
 /** A person a row names: by address when it has one, else by name. */
