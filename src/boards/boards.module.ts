@@ -9,6 +9,6 @@ import { BoardsStore } from './boards.store';
   imports: [WorkspacesModule, OutboxCoreModule],
   controllers: [BoardsController],
   providers: [BoardsService, BoardsStore],
-  exports: [BoardsService, BoardsStore],
+  exports: [BoardsService],
 })
 export class BoardsModule {}

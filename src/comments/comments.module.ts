@@ -9,6 +9,6 @@ import { CommentsStore } from './comments.store';
   imports: [PostsModule, OutboxCoreModule],
   controllers: [CommentsController],
   providers: [CommentsService, CommentsStore],
-  exports: [CommentsService, CommentsStore],
+  exports: [CommentsService],
 })
 export class CommentsModule {}

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/sql';
+import { Database, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
 import { Actor, PostsService, Reader } from '../posts/posts.service';
 import { CommentResponse, toCommentResponse } from './comment.mapper';
-import { CommentsStore } from './comments.store';
+import { CommentsStore, ImportedComment } from './comments.store';
 
 @Injectable()
 export class CommentsService {
@@ -34,5 +34,17 @@ export class CommentsService {
       await this.events.record(tx, actor.workspaceId, 'comment.created', { post, comment }, authorId);
       return comment;
     });
+  }
+
+  /**
+   * Comments brought in by an import, their times kept, counted on their posts, in the
+   * importer's transaction; no event. Answers their new ids, in order.
+   */
+  async importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
+    const ids = await this.store.importComments(tx, workspaceId, comments);
+    const perPost = new Map<number, number>();
+    for (const c of comments) perPost.set(c.postId, (perPost.get(c.postId) ?? 0) + 1);
+    this.posts.countImportedComments(tx, workspaceId, [...perPost].map(([postId, n]) => ({ postId, comments: n })));
+    return ids;
   }
 }

@@ -11,6 +11,6 @@ import { CitusPostsStore, PostsStore } from './posts.store';
   imports: [BoardsModule, WorkspacesModule, OutboxCoreModule],
   controllers: [PostsController],
   providers: [PostsService, ...byEngine(PostsStore, { postgres: PostsStore, citus: CitusPostsStore })],
-  exports: [PostsService, PostsStore],
+  exports: [PostsService],
 })
 export class PostsModule {}

@@ -9,7 +9,7 @@ import { EventsStore } from '../outbox/events.store';
 import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
 import { PostCategory, PostStatus } from './post.entity';
 import { PostResponse, PostRow, toPostResponse, VoterResponse } from './post.mapper';
-import { LockedPost, PostsStore } from './posts.store';
+import { ImportedPost, LockedPost, PostsStore } from './posts.store';
 
 /** Who acts: an API key's workspace and creator, or the CLI and seed acting as a member. */
 export type Actor = Pick<Caller, 'workspaceId' | 'workspaceSlug' | 'personId'>;
@@ -259,5 +259,27 @@ export class PostsService {
   /** 404 unless the post is there. */
   async mustExist(actor: Reader, postId: number): Promise<void> {
     if (!(await this.store.exists(actor.workspaceId, postId))) throw AppError.notFound('post');
+  }
+
+  // Imports (src/transfer): posts, votes and counts brought in many a statement, in the importer's transaction.
+
+  /** Posts brought in, their times kept, with no vote or comment yet; answers their new ids, in order. */
+  importPosts(tx: Tx, workspaceId: string, posts: ImportedPost[]): Promise<number[]> {
+    return this.store.importPosts(tx, workspaceId, posts);
+  }
+
+  /** Marks imported posts as merged into others, without moving votes (the source lists them). */
+  setMergedInto(tx: Tx, workspaceId: string, merges: { postId: number; into: number }[]): void {
+    this.store.setMergedInto(tx, workspaceId, merges);
+  }
+
+  /** Votes brought in (one a person and post), counted on their posts; answers how many were new. */
+  importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number> {
+    return this.store.importVotes(tx, workspaceId, votes);
+  }
+
+  /** Counts comments brought in on their posts. */
+  countImportedComments(tx: Tx, workspaceId: string, counts: { postId: number; comments: number }[]): void {
+    this.store.addCounts(tx, workspaceId, counts.map((c) => ({ postId: c.postId, votes: 0, comments: c.comments })));
   }
 }

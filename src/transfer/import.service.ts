@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { BoardsStore } from '../boards/boards.store';
+import { BoardsService } from '../boards/boards.service';
 import { normalEmail } from '../common/email-address';
-import { CommentsStore } from '../comments/comments.store';
+import { CommentsService } from '../comments/comments.service';
 import { Database, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
-import { PostsStore } from '../posts/posts.store';
-import { WorkspacesStore } from '../workspaces/workspaces.store';
+import { PostsService } from '../posts/posts.service';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 import { Counts, RECORD_FILES } from './export.service';
 import { BOARD_SLUG, ImportSource, PersonRef, SourceRecord, Where } from './sources/source';
 import { TransferStore } from './transfer.store';
@@ -52,17 +52,17 @@ class DryRun extends Error {}
  * Idempotent: every board, person (without an address), post and comment is remembered by its
  * source's identity, and a vote is its post and person, so the same source again adds nothing.
  * People are found by their address's normal form, and come in as guests; people already there
- * keep what they are. Each write goes through the table's owner's store, many rows a statement.
+ * keep what they are. Each write goes through the table's owner (its service, then its store), many rows a statement.
  */
 @Injectable()
 export class ImportService {
   constructor(
     private readonly db: Database,
     private readonly store: TransferStore,
-    private readonly workspaces: WorkspacesStore,
-    private readonly boards: BoardsStore,
-    private readonly posts: PostsStore,
-    private readonly comments: CommentsStore,
+    private readonly workspaces: WorkspacesService,
+    private readonly boards: BoardsService,
+    private readonly posts: PostsService,
+    private readonly comments: CommentsService,
     private readonly events: EventsStore,
   ) {}
 
@@ -81,7 +81,7 @@ export class ImportService {
     return report!;
   }
 
-  /** The stores a run writes through. */
+  /** What a run writes through: the owners' services (their stores), and its own store. */
   get stores() {
     return { transfer: this.store, workspaces: this.workspaces, boards: this.boards, posts: this.posts, comments: this.comments };
   }
@@ -408,12 +408,6 @@ class ImportRun {
         createdAt: r.createdAt,
       })),
     );
-    const perPost = new Map<number, number>();
-    for (const r of fresh) {
-      const postId = this.postIds.get(r.postKey)!;
-      perPost.set(postId, (perPost.get(postId) ?? 0) + 1);
-    }
-    this.s.posts.addCounts(this.tx, this.ws, [...perPost].map(([postId, n]) => ({ postId, votes: 0, comments: n })));
     this.s.transfer.remember(this.tx, this.ws, this.source, 'comment', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('comment', fresh.length, 0);
   }

@@ -10,6 +10,6 @@ import { WorkspacesStore } from './workspaces.store';
   imports: [OutboxCoreModule],
   // The callers cache sits here because plan changes, as well as key revocations, clear it.
   providers: [WorkspacesService, WorkspacesStore, CallerCache, SsoService, SsoTokenUses],
-  exports: [WorkspacesService, WorkspacesStore, CallerCache, SsoService],
+  exports: [WorkspacesService, CallerCache, SsoService],
 })
 export class WorkspacesModule {}
