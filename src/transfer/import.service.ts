@@ -42,6 +42,9 @@ const codePoints = (text: string) => [...text].length;
 const TITLE_MAX = 120;
 const BODY_MAX = 5_000;
 
+/** Batches of votes sent and not yet answered, at most. */
+const IN_FLIGHT = 4;
+
 class DryRun extends Error {}
 
 /**
@@ -102,6 +105,7 @@ class ImportRun {
   private readonly postKeys = new Set<string>();
   private readonly merges: { postId: number; into: string; at: Where }[] = [];
   private pending: SourceRecord[] = [];
+  private readonly flying: Promise<void>[] = [];
   private readonly s: ImportService['stores'];
 
   constructor(
@@ -131,6 +135,7 @@ class ImportRun {
       this.pending.push(record);
     }
     await this.flush();
+    await this.landed();
     await this.applyMerges();
     return this.report;
   }
@@ -373,14 +378,24 @@ class ImportRun {
       return this.checkPerson(r.at, r.voter, 'voter');
     });
     await this.resolvePeople(valid.map((r) => r.voter), false);
-    const added = valid.length
-      ? await this.s.posts.importVotes(
-          this.tx,
-          this.ws,
-          valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt })),
-        )
-      : 0;
-    this.count('vote', added, valid.length - added);
+    if (valid.length === 0) return;
+    const votes = valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt }));
+    // Not awaited here: the next rows are read while the database writes these.
+    await this.inFlight(this.s.posts.importVotes(this.tx, this.ws, votes).then((added) => this.count('vote', added, votes.length - added)));
+  }
+
+  /**
+   * Keeps a batch's statements going while the next batch is read (the transaction is
+   * pipelined), up to IN_FLIGHT batches; `landed` waits for all of them.
+   */
+  private async inFlight(batch: Promise<void>): Promise<void> {
+    batch.catch(() => {}); // awaited below or by landed()
+    this.flying.push(batch);
+    while (this.flying.length > IN_FLIGHT) await this.flying.shift();
+  }
+
+  private async landed(): Promise<void> {
+    while (this.flying.length) await this.flying.shift();
   }
 
   private async importComments(records: RecordOf<'comment'>[]): Promise<void> {
