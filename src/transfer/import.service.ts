@@ -73,6 +73,8 @@ export class ImportService {
     let report: ImportReport | undefined;
     try {
       await this.db.transaction(async (tx) => {
+        // An import is a batch job: a statement of it may take longer than a request's.
+        tx.send('SET LOCAL statement_timeout = 0');
         const run = new ImportRun(this, tx, workspaceId, source, options);
         report = await run.run();
         if (options.dryRun) throw new DryRun();

@@ -103,10 +103,13 @@ const SQL = {
        JOIN people a ON a.workspace_id = $1 AND a.id = c.author_id
       ORDER BY c.id`,
   ),
+  // One look-up by the whole key per source key: with `source_key = ANY ($4)` the generic plan
+  // read every record of the source and kind and filtered them (seconds at 100,000 records).
   known: statement(
     'transfer_known',
-    `SELECT source_key, target_id FROM imported_records
-      WHERE workspace_id = $1 AND source = $2 AND kind = $3 AND source_key = ANY ($4::text[])`,
+    `SELECT k.source_key, (SELECT r.target_id FROM imported_records r
+                             WHERE r.workspace_id = $1 AND r.source = $2 AND r.kind = $3 AND r.source_key = k.source_key) AS target_id
+       FROM unnest($4::text[]) AS k(source_key)`,
   ),
   remember: statement(
     'transfer_remember',
@@ -128,8 +131,8 @@ export class TransferStore {
   /** The records of a source already imported into the workspace, among `keys`: target id by source key. */
   async known(q: Queryable, workspaceId: string, source: string, kind: RecordKind, keys: string[]): Promise<Map<string, string>> {
     if (keys.length === 0) return new Map();
-    const rows = await q.rows<{ source_key: string; target_id: string }>(SQL.known, [workspaceId, source, kind, keys]);
-    return new Map(rows.map((row) => [row.source_key, row.target_id]));
+    const rows = await q.rows<{ source_key: string; target_id: string | null }>(SQL.known, [workspaceId, source, kind, keys]);
+    return new Map(rows.filter((row) => row.target_id !== null).map((row) => [row.source_key, row.target_id!]));
   }
 
   /** Remembers what records of a source became, so that importing them again adds nothing. */

@@ -41,7 +41,12 @@ const SQL = {
     `UPDATE people SET email_unsubscribed_at = now()
       WHERE workspace_id = $1 AND email = $2 AND email_unsubscribed_at IS NULL`,
   ),
-  byEmails: statement('person_by_emails', `SELECT id, email FROM people WHERE workspace_id = $1 AND email = ANY ($2::text[])`),
+  // A look-up by the index's whole key per address: with `email = ANY ($2)` a generic plan may
+  // read every person of the workspace and filter them.
+  byEmails: statement(
+    'person_by_emails',
+    `SELECT e.email, (SELECT p.id FROM people p WHERE p.workspace_id = $1 AND p.email = e.email) AS id FROM unnest($2::text[]) AS e(email)`,
+  ),
   importPeople: statement(
     'person_import',
     `INSERT INTO people (workspace_id, id, kind, name, email, created_at, email_unsubscribed_at)
@@ -125,8 +130,8 @@ export class WorkspacesStore {
 
   /** The workspace's people with these addresses (normal forms), by address. */
   async idsByEmails(q: Queryable, workspaceId: string, emails: string[]): Promise<Map<string, string>> {
-    const rows = await q.rows<{ id: string; email: string }>(SQL.byEmails, [workspaceId, emails]);
-    return new Map(rows.map((row) => [row.email, row.id]));
+    const rows = await q.rows<{ id: string | null; email: string }>(SQL.byEmails, [workspaceId, emails]);
+    return new Map(rows.filter((row) => row.id !== null).map((row) => [row.email, row.id!]));
   }
 
   /**
