@@ -13,7 +13,7 @@ import { isEmailAddress, normalEmail } from './common/email-address';
 import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { openDatabaseTarget, runMigrations } from './database/database';
-import { exitOnStartupError } from './startup';
+import { exitOnStartupError, tuneHeap } from './startup';
 import { PostsService } from './posts/posts.service';
 import { ExportService } from './transfer/export.service';
 import { ImportReport, ImportService } from './transfer/import.service';
@@ -364,6 +364,8 @@ async function run(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  // As the service does: an import or export of a large workspace makes garbage fast.
+  tuneHeap(config);
   const database = await openDatabaseTarget(config, { joinRunning: true });
   let app: INestApplicationContext | undefined;
   try {

@@ -338,8 +338,11 @@ class ImportRun {
         this.checkPerson(r.at, r.author, 'author')
       );
     });
-    await this.resolvePeople(valid.map((r) => r.author), false);
-    const known = await this.s.transfer.known(this.tx, this.ws, this.source, 'post', valid.map((r) => r.key));
+    // Both in one round trip (the transaction is pipelined).
+    const [known] = await Promise.all([
+      this.s.transfer.known(this.tx, this.ws, this.source, 'post', valid.map((r) => r.key)),
+      this.resolvePeople(valid.map((r) => r.author), false),
+    ]);
     const fresh = valid.filter((r) => {
       const id = known.get(r.key);
       if (id) this.postIds.set(r.key, Number(id));
@@ -409,8 +412,10 @@ class ImportRun {
       keys.add(r.key);
       return this.checkText(r.at, 'body', r.body.trim(), 1, BODY_MAX) && this.checkPerson(r.at, r.author, 'author');
     });
-    await this.resolvePeople(valid.map((r) => r.author), false);
-    const known = await this.s.transfer.known(this.tx, this.ws, this.source, 'comment', valid.map((r) => r.key));
+    const [known] = await Promise.all([
+      this.s.transfer.known(this.tx, this.ws, this.source, 'comment', valid.map((r) => r.key)),
+      this.resolvePeople(valid.map((r) => r.author), false),
+    ]);
     const fresh = valid.filter((r) => !known.has(r.key));
     this.count('comment', 0, valid.length - fresh.length + repeated);
     if (fresh.length === 0) return;

@@ -3,7 +3,8 @@
  * into an empty workspace on a fresh PostgreSQL database, then the export of the result. Each
  * runs as the operator runs it, `chorus import` and `chorus export` in a process of their own;
  * the bench prints rows per second and each process's peak RSS (VmHWM, read from /proc while it
- * runs), and the machine's load average. `BENCH_POSTS` (100000) scales the three together.
+ * runs), and the machine's load average. `BENCH_POSTS` (100000) scales the three together;
+ * `BENCH_CLI_NODE_OPTIONS` sets the CLI processes' NODE_OPTIONS.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -101,7 +102,9 @@ async function timedCli(args: string[], env: Record<string, string>): Promise<{ 
 async function main(): Promise<void> {
   const database = await freshDatabase(`chorus_bench_import_${process.pid}`);
   const dir = await mkdtemp(join(tmpdir(), 'chorus-bench-import-'));
-  const env = { DATABASE_URL: database.url, ENCRYPTION_KEY: '5e'.repeat(32), BASE_URL: 'https://chorus.bench' };
+  const env: Record<string, string> = { DATABASE_URL: database.url, ENCRYPTION_KEY: '5e'.repeat(32), BASE_URL: 'https://chorus.bench' };
+  // Node's flags for the CLI's processes, to see how much of their RSS is garbage not yet collected (`--max-old-space-size=…`).
+  if (process.env.BENCH_CLI_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_CLI_NODE_OPTIONS;
   try {
     log(`Making CSV files: ${POSTS.toLocaleString('en')} posts, ${(POSTS * VOTES_PER_POST).toLocaleString('en')} votes, ${(POSTS * COMMENTS_PER_POST).toLocaleString('en')} comments…`);
     const files = await makeFiles(dir);

@@ -66,7 +66,7 @@ export class CsvSource implements ImportSource {
     const file = basename(path);
     const input = createReadStream(path);
     input.on('data', (chunk) => (this.read += chunk.length));
-    const parser = parse({ bom: true, raw: true, info: true, skip_empty_lines: true, relax_column_count: true, skip_records_with_error: true });
+    const parser = parse({ bom: true, info: true, skip_empty_lines: true, relax_column_count: true, skip_records_with_error: true });
     const skipped: { error: string; at: Where }[] = [];
     parser.on('skip', (error: CsvError) => {
       skipped.push({ error: `not CSV: ${error.message}`, at: { file, line: (error as CsvError & { lines?: number }).lines ?? 0 } });
@@ -75,10 +75,11 @@ export class CsvSource implements ImportSource {
     input.pipe(lineFeeds()).pipe(parser);
     let header: string[] | undefined;
     try {
-      for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
+      for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
         while (skipped.length) yield skipped.shift()!;
-        // info.lines is where the row ends; a quoted field's line breaks are in the raw text.
-        const breaks = raw.replace(/\r?\n$/, '').split('\n').length - 1;
+        // info.lines is where the row ends; the line breaks before it are in its quoted fields.
+        let breaks = 0;
+        for (const field of record) for (let i = field.indexOf('\n'); i !== -1; i = field.indexOf('\n', i + 1)) breaks++;
         const at = { file, line: info.lines - breaks };
         if (!header) {
           header = record.map((name) => name.trim().toLowerCase());
