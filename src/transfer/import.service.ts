@@ -8,6 +8,7 @@ import { EventsStore } from '../outbox/events.store';
 import { PostsService } from '../posts/posts.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { Counts, RECORD_FILES } from './export.service';
+import { readAhead } from './sources/read-ahead';
 import { BOARD_SLUG, ImportSource, PersonRef, SourceRecord, Where } from './sources/source';
 import { TransferStore } from './transfer.store';
 
@@ -34,13 +35,16 @@ type RecordOf<K extends SourceRecord['kind']> = Extract<SourceRecord, { kind: K 
 type Batched = Exclude<SourceRecord['kind'], 'error'>;
 
 /** Records written per statement, by kind. */
-const BATCH: Record<Batched, number> = { board: 500, person: 2_000, post: 1_000, vote: 5_000, comment: 1_000 };
+const BATCH: Record<Batched, number> = { board: 500, person: 2_000, post: 2_000, vote: 5_000, comment: 2_000 };
 const FILE_OF: Record<Batched, keyof Counts> = { board: 'boards', person: 'people', post: 'posts', vote: 'votes', comment: 'comments' };
 
 /** Lengths in code points, after trimming, as the API counts them (longer bodies are allowed for comments brought in). */
 const codePoints = (text: string) => [...text].length;
 const TITLE_MAX = 120;
 const BODY_MAX = 5_000;
+
+/** Records read ahead of the batch being written, at most. */
+const READ_AHEAD = 10_000;
 
 /** Batches of votes sent and not yet answered, at most. */
 const IN_FLIGHT = 4;
@@ -126,7 +130,8 @@ class ImportRun {
   }
 
   async run(): Promise<ImportReport> {
-    for await (const record of this.from.records()) {
+    // The source reads on while the database writes the batch before.
+    for await (const record of readAhead(this.from.records(), READ_AHEAD)) {
       if (record.kind === 'error') {
         this.fail(record.at, record.message);
         continue;
