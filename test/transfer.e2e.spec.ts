@@ -492,7 +492,16 @@ describe('moving in and out: export and import', () => {
     await writeFile(votes, 'post_id,voter_email,voter_name,created_at\n1,voter1@quiet.example,V1,\n2,voter2@quiet.example,V2,\n');
     await writeFile(comments, 'post_id,author_email,author_name,body,official,created_at\n1,,Team,Shipping soon,true,\n');
     const mailsBefore = smtp.accepted.length;
+    // The board's page, seen (and remembered by the page cache) before the import.
+    const visitor = new Visitor(t.baseUrl);
+    const before = await visitor.get(`/${dst.slug}/ideas`);
+    expect(before.status).toBe(200);
+    expect(before.text).not.toContain('Loud idea');
     const report = await cliJson('import', '--workspace', dst.slug, '--posts', posts, '--votes', votes, '--comments', comments);
+    // The import told the running service its pages changed.
+    const after = await visitor.get(`/${dst.slug}/ideas`, before.headers.get('etag') ? { 'if-none-match': before.headers.get('etag')! } : {});
+    expect(after.status).toBe(200);
+    expect(after.text).toContain('Loud idea');
     expect(report.created).toEqual({ boards: 0, people: 4, posts: 2, votes: 2, comments: 1, changelog: 0 });
 
     for (const table of ['outbox_events', 'webhook_deliveries', 'delivery_usage', 'email_usage']) expect(await count(table, dst.id)).toBe(0);
