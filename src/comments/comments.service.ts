@@ -37,14 +37,10 @@ export class CommentsService {
   }
 
   /**
-   * Comments brought in by an import, their times kept, counted on their posts, in the
-   * importer's transaction; no event. Answers their new ids, in order.
+   * Comments brought in by an import, their times kept, in the importer's transaction; no event.
+   * The importer counts them on their posts (PostsService.countImported). Answers their new ids.
    */
-  async importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
-    const ids = await this.store.importComments(tx, workspaceId, comments);
-    const perPost = new Map<number, number>();
-    for (const c of comments) perPost.set(c.postId, (perPost.get(c.postId) ?? 0) + 1);
-    this.posts.countImportedComments(tx, workspaceId, [...perPost].map(([postId, n]) => ({ postId, comments: n })));
-    return ids;
+  importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
+    return this.store.importComments(tx, workspaceId, comments);
   }
 }

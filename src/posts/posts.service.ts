@@ -273,13 +273,16 @@ export class PostsService {
     this.store.setMergedInto(tx, workspaceId, merges);
   }
 
-  /** Votes brought in (one a person and post), counted on their posts; answers how many were new. */
-  importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number> {
+  /** Votes brought in (one a person and post); answers the post of each vote added, for countImported. */
+  importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
     return this.store.importVotes(tx, workspaceId, votes);
   }
 
-  /** Counts comments brought in on their posts. */
-  countImportedComments(tx: Tx, workspaceId: string, counts: { postId: number; comments: number }[]): void {
-    this.store.addCounts(tx, workspaceId, counts.map((c) => ({ postId: c.postId, votes: 0, comments: c.comments })));
+  /**
+   * Counts votes and comments brought in on their posts: the importer calls it once a post, at
+   * the end, since every change of a post's row rewrites its index entries (its search keys too).
+   */
+  countImported(tx: Tx, workspaceId: string, counts: { postId: number; votes: number; comments: number }[]): void {
+    this.store.addCounts(tx, workspaceId, counts);
   }
 }

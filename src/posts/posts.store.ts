@@ -322,20 +322,17 @@ export class PostsStore {
   }
 
   /**
-   * Adds imported votes (one a person and post, those already there left out) and counts them on
-   * their posts. Answers how many were added.
+   * Adds imported votes (one a person and post, those already there left out). Answers the post
+   * of each vote added: the caller counts them (addCounts), once a post for the whole import.
    */
-  async importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number> {
+  async importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
     const added = await tx.rows<{ post_id: string }>(IMPORT_VOTES, [
       workspaceId,
       votes.map((v) => v.postId),
       votes.map((v) => v.personId),
       votes.map((v) => v.createdAt),
     ]);
-    const perPost = new Map<string, number>();
-    for (const row of added) perPost.set(row.post_id, (perPost.get(row.post_id) ?? 0) + 1);
-    this.addCounts(tx, workspaceId, [...perPost].map(([postId, n]) => ({ postId: Number(postId), votes: n, comments: 0 })));
-    return added.length;
+    return added.map((row) => Number(row.post_id));
   }
 
   /** Adds to posts' vote and comment counts (imported votes and comments). */

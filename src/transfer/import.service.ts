@@ -43,6 +43,9 @@ const codePoints = (text: string) => [...text].length;
 const TITLE_MAX = 120;
 const BODY_MAX = 5_000;
 
+/** Posts whose counts one statement changes. */
+const COUNTS_BATCH = 5_000;
+
 /** Records read ahead of the batch being written, at most. */
 const READ_AHEAD = 10_000;
 
@@ -112,6 +115,7 @@ class ImportRun {
   private readonly merges: { postId: number; into: string; at: Where }[] = [];
   private pending: SourceRecord[] = [];
   private readonly flying: Promise<void>[] = [];
+  private readonly counts = new Map<number, { votes: number; comments: number }>();
   private readonly s: ImportService['stores'];
 
   constructor(
@@ -143,6 +147,7 @@ class ImportRun {
     }
     await this.flush();
     await this.landed();
+    this.countOnPosts();
     await this.applyMerges();
     return this.report;
   }
@@ -391,7 +396,12 @@ class ImportRun {
     if (valid.length === 0) return;
     const votes = valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt }));
     // Not awaited here: the next rows are read while the database writes these.
-    await this.inFlight(this.s.posts.importVotes(this.tx, this.ws, votes).then((added) => this.count('vote', added, votes.length - added)));
+    await this.inFlight(
+      this.s.posts.importVotes(this.tx, this.ws, votes).then((posts) => {
+        for (const postId of posts) this.tally(postId).votes++;
+        this.count('vote', posts.length, votes.length - posts.length);
+      }),
+    );
   }
 
   /**
@@ -406,6 +416,19 @@ class ImportRun {
 
   private async landed(): Promise<void> {
     while (this.flying.length) await this.flying.shift();
+  }
+
+  /** The votes and comments added to a post in this run, counted on it at the end. */
+  private tally(postId: number): { votes: number; comments: number } {
+    let counts = this.counts.get(postId);
+    if (!counts) this.counts.set(postId, (counts = { votes: 0, comments: 0 }));
+    return counts;
+  }
+
+  /** Each post's count changed once, whatever the order of its votes and comments in the source. */
+  private countOnPosts(): void {
+    const all = [...this.counts].map(([postId, c]) => ({ postId, votes: c.votes, comments: c.comments }));
+    for (let i = 0; i < all.length; i += COUNTS_BATCH) this.s.posts.countImported(this.tx, this.ws, all.slice(i, i + COUNTS_BATCH));
   }
 
   private async importComments(records: RecordOf<'comment'>[]): Promise<void> {
@@ -435,6 +458,7 @@ class ImportRun {
         createdAt: r.createdAt,
       })),
     );
+    for (const r of fresh) this.tally(this.postIds.get(r.postKey)!).comments++;
     this.s.transfer.remember(this.tx, this.ws, this.source, 'comment', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('comment', fresh.length, 0);
   }
