@@ -4,7 +4,7 @@
  * runs as the operator runs it, `chorus import` and `chorus export` in a process of their own;
  * the bench prints rows per second and each process's peak RSS (VmHWM, read from /proc while it
  * runs), and the machine's load average. `BENCH_POSTS` (100000) scales the three together;
- * `BENCH_CLI_NODE_OPTIONS` sets the CLI processes' NODE_OPTIONS.
+ * `BENCH_CLI_NODE_FLAGS` gives the CLI's processes node flags.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,6 +20,8 @@ const COMMENTS_PER_POST = 2;
 const VOTERS = Math.max(VOTES_PER_POST * 10, POSTS / 2);
 const BOARDS = ['ideas', 'bugs', 'integrations', 'mobile', 'billing'];
 const CLI = join(__dirname, '..', '..', 'src', 'cli.js');
+/** Node's flags for the CLI's processes: `--max-old-space-size=80` (how much of the RSS is live), `--cpu-prof`. */
+const NODE_FLAGS = (process.env.BENCH_CLI_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 async function write(stream: WriteStream, text: string): Promise<void> {
   if (!stream.write(text)) await once(stream, 'drain');
@@ -79,7 +81,7 @@ async function makeFiles(dir: string): Promise<{ posts: string; votes: string; c
 /** Runs the CLI to its end: how long it took, its peak RSS, and what it printed. */
 async function timedCli(args: string[], env: Record<string, string>): Promise<{ seconds: number; peakRssMb: number; stdout: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, CLI, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -103,8 +105,6 @@ async function main(): Promise<void> {
   const database = await freshDatabase(`chorus_bench_import_${process.pid}`);
   const dir = await mkdtemp(join(tmpdir(), 'chorus-bench-import-'));
   const env: Record<string, string> = { DATABASE_URL: database.url, ENCRYPTION_KEY: '5e'.repeat(32), BASE_URL: 'https://chorus.bench' };
-  // Node's flags for the CLI's processes, to see how much of their RSS is garbage not yet collected (`--max-old-space-size=…`).
-  if (process.env.BENCH_CLI_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_CLI_NODE_OPTIONS;
   try {
     log(`Making CSV files: ${POSTS.toLocaleString('en')} posts, ${(POSTS * VOTES_PER_POST).toLocaleString('en')} votes, ${(POSTS * COMMENTS_PER_POST).toLocaleString('en')} comments…`);
     const files = await makeFiles(dir);
