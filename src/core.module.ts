@@ -8,6 +8,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseTarget } from './database/database';
 import { PostsModule } from './posts/posts.module';
+import { TransferModule } from './transfer/transfer.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
@@ -27,6 +28,7 @@ export class CoreModule {
         PostsModule,
         CommentsModule,
         WebhooksModule,
+        TransferModule,
       ],
       exports: [
         ConfigModule,
@@ -36,6 +38,7 @@ export class CoreModule {
         PostsModule,
         CommentsModule,
         WebhooksModule,
+        TransferModule,
       ],
     };
   }

@@ -45,6 +45,7 @@ const TAGS: [name: string, description: string][] = [
   ['Comments', 'Comments on posts, and official team replies.'],
   ['Webhook endpoints', 'Where events are delivered (own servers, Slack, Discord), and their deliveries.'],
   ['Webhook events', 'What an own server receives: one signed POST per event.'],
+  ['Export', 'The whole workspace as one archive, to keep or to move.'],
 ];
 
 /**

@@ -17,6 +17,7 @@ import { DistributeByWorkspace1763810000000 } from '../../migrations/17638100000
 import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-EmailNormalForm';
 import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
 import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
+import { ImportedRecords1763850000000 } from '../../migrations/1763850000000-ImportedRecords';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   EmailNormalForm1763820000000,
   SsoTokenUses1763820001000,
   DashboardSignIns1763820002000,
+  ImportedRecords1763850000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */
