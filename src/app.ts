@@ -1,13 +1,12 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { ChorusExpressAdapter } from './common/express-adapter';
 import { jsonBody } from './common/http-middleware';
 import { Links } from './config/links';
 import { createLogger, NestPinoLogger, observeRequests } from './common/logging';
 import type { AppConfig } from './config/app-config';
-import { DatabaseTarget, runMigrations } from './database/database';
+import { DatabaseTarget, migrateDatabase } from './database/database';
 import { recordHttpRequest } from './metrics/http-metrics';
 import { MetricsService } from './metrics/metrics.service';
 import { serveOpenApi } from './openapi';
@@ -16,9 +15,11 @@ import { isPagePath } from './web/shared/routes';
 import { securityHeaders } from './web/shared/security-headers';
 import { orderRoutes } from './common/route-order';
 
-/** The HTTP application, with migrations applied, initialised; not yet listening. Logs at LOG_LEVEL. */
+/** The HTTP application, with migrations applied first, initialised; not yet listening. Logs at LOG_LEVEL. */
 export async function createApp(config: AppConfig, database: DatabaseTarget): Promise<NestExpressApplication> {
   const logger = createLogger(config.logLevel);
+  // Before the application exists: its pool, and the processor it may start, find the tables made.
+  await migrateDatabase(database);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, database), new ChorusExpressAdapter(), {
     bodyParser: false,
     logger: new NestPinoLogger(logger),
@@ -34,7 +35,6 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.use(jsonBody(isPagePath));
   app.use(pageRequests(app.get(Links)));
   serveOpenApi(app);
-  await runMigrations(app.get(DataSource), database.embedded);
   await app.init();
   orderRoutes(app);
   return app;

@@ -1,18 +1,26 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DataSource } from 'typeorm';
 import { ApiKeysService } from './auth/api-keys.service';
 import { BoardsService } from './boards/boards.service';
 import { AppError } from './common/app-error';
 import { isEmailAddress, normalEmail } from './common/email-address';
 import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
-import { openDatabaseTarget, runMigrations } from './database/database';
-import { exitOnStartupError } from './startup';
+import { migrateDatabase, openDatabaseTarget } from './database/database';
+import { exitOnStartupError, tuneHeap } from './startup';
 import { PostsService } from './posts/posts.service';
+import { ExportService } from './transfer/export.service';
+import { ImportReport, ImportService } from './transfer/import.service';
+import { ProgressBar } from './transfer/progress-bar';
+import { CannySource } from './transfer/sources/canny';
+import { ChorusArchiveSource } from './transfer/sources/chorus-archive';
+import { CsvSource } from './transfer/sources/csv-files';
+import { ImportSource, SourceError } from './transfer/sources/source';
 import { PLAN_NAMES, Plan, isPlan } from './workspaces/plans';
 import { toEndpointResponse } from './webhooks/endpoint.mapper';
 import { EndpointsService } from './webhooks/endpoints.service';
@@ -42,6 +50,11 @@ const USAGE = `Usage: chorus <command> [options] [--json]
   vote remove --workspace <slug> --post <id> --email <e>
   member sign-in-link --workspace <slug> --email <e>  (a one-time link to the dashboard, good for 15 minutes)
   sso rotate --workspace <slug>                       (a new SSO secret, printed once; the one before works for 24 hours)
+  export --workspace <slug> --out <file>              (the whole workspace as a gzipped tar)
+  import --workspace <slug> <file.tar.gz>             (a Chorus export)
+  import --workspace <slug> --posts <f> [--votes <f>] [--comments <f>]   (CSV files)
+  import --workspace <slug> --from canny --canny-key <k> [--canny-url <u>]
+         [--dry-run]                                  (any import: report what would be imported, write nothing)
   migrate                                             (apply pending database migrations)
 
 With --json, one JSON object is printed on stdout and nothing else.`;
@@ -50,7 +63,10 @@ class UsageError extends Error {}
 
 type Options = Record<string, string | boolean | undefined>;
 type Output = { json: Record<string, unknown>; text: string };
-type Command = (app: INestApplicationContext, options: Options, migrated: string[]) => Promise<Output>;
+type Command = (app: INestApplicationContext, options: Options, migrated: string[], args: string[]) => Promise<Output>;
+
+/** Commands that take one argument after their name (a file). */
+const WITH_ARGUMENT = new Set(['import']);
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -69,6 +85,14 @@ const OPTIONS = {
   url: { type: 'string' },
   events: { type: 'string' },
   post: { type: 'string' },
+  out: { type: 'string' },
+  posts: { type: 'string' },
+  votes: { type: 'string' },
+  comments: { type: 'string' },
+  from: { type: 'string' },
+  'canny-key': { type: 'string' },
+  'canny-url': { type: 'string' },
+  'dry-run': { type: 'boolean' },
 } as const;
 
 function required(options: Options, name: string): string {
@@ -87,6 +111,40 @@ function postId(options: Options): number {
   const value = required(options, 'post');
   if (!/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError('--post must be a post id');
   return Number(value);
+}
+
+/** Where an import reads from, as its options say: one kind of source, no more. */
+function importSource(o: Options, args: string[]): ImportSource {
+  const csv = typeof o.posts === 'string' || typeof o.votes === 'string' || typeof o.comments === 'string';
+  const kinds = [args.length > 0, csv, o.from !== undefined].filter(Boolean).length;
+  if (kinds !== 1) throw new UsageError('import takes one source: an export file, --posts <file> (CSV), or --from canny');
+  if (args.length > 0) return new ChorusArchiveSource(args[0]);
+  if (csv) {
+    const posts = required(o, 'posts');
+    return new CsvSource({ posts, votes: optional(o, 'votes'), comments: optional(o, 'comments') });
+  }
+  if (o.from !== 'canny') throw new UsageError('--from: the one source known is canny');
+  return new CannySource(required(o, 'canny-key'), optional(o, 'canny-url'));
+}
+
+function optional(options: Options, name: string): string | undefined {
+  return options[name] === undefined ? undefined : required(options, name);
+}
+
+const KINDS = ['boards', 'people', 'posts', 'votes', 'comments'] as const;
+
+function importText(report: ImportReport, dryRun: boolean): string {
+  const list = (counts: ImportReport['created']) => KINDS.map((k) => `${counts[k].toLocaleString('en')} ${k}`).join(', ');
+  const lines = [
+    `${dryRun ? 'Would import' : 'Imported'}: ${list(report.created)}.`,
+    `Already there: ${list(report.skipped)}.`,
+  ];
+  if (report.errors.length) {
+    lines.push(`${report.errors.length} rows ${dryRun ? 'would not be' : 'were not'} imported:`);
+    for (const e of report.errors) lines.push(`  ${e.file}:${e.line}: ${e.message}`);
+  }
+  if (dryRun) lines.push('Nothing was written (--dry-run).');
+  return lines.join('\n');
 }
 
 const table = (rows: Record<string, unknown>[]) =>
@@ -246,6 +304,33 @@ const COMMANDS: Record<string, Command> = {
       text: `SSO secret of ${ws.slug} (shown once, keep it on your server; the one before works for 24 more hours):\n${secret}`,
     };
   },
+  async export(app, o) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const out = required(o, 'out');
+    try {
+      const manifest = await app.get(ExportService).export(ws, createWriteStream(out));
+      const total = Object.values(manifest.counts).reduce((a, b) => a + b, 0);
+      return {
+        json: { file: out, exported_at: manifest.exported_at, counts: manifest.counts },
+        text: `Exported ${ws.slug} to ${out}: ${KINDS.map((k) => `${manifest.counts[k].toLocaleString('en')} ${k}`).join(', ')} (${total.toLocaleString('en')} records)`,
+      };
+    } catch (error) {
+      await rm(out, { force: true });
+      throw error;
+    }
+  },
+  async import(app, o, _migrated, args) {
+    const ws = await app.get(WorkspacesService).findBySlug(required(o, 'workspace'));
+    const source = importSource(o, args);
+    const dryRun = o['dry-run'] === true;
+    const bar = process.stderr.isTTY ? new ProgressBar(process.stderr, () => source.progress()) : undefined;
+    try {
+      const report = await app.get(ImportService).import(ws.id, source, { dryRun, onProgress: (r) => bar?.update(r) });
+      return { json: { created: report.created, skipped: report.skipped, errors: report.errors }, text: importText(report, dryRun) };
+    } finally {
+      bar?.done();
+    }
+  },
   /** Every command applies pending migrations first; this one only reports them. */
   async migrate(_app, _o, migrated) {
     return {
@@ -267,8 +352,9 @@ async function run(argv: string[]): Promise<number> {
   const words = Object.hasOwn(COMMANDS, positionals.slice(0, 2).join(' ')) ? 2 : 1;
   const name = positionals.slice(0, words).join(' ');
   const command: Command | undefined = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (command && positionals.length > words) {
-    process.stderr.write(`Unexpected argument: ${positionals[words]}\n\n${USAGE}\n`);
+  const args = WITH_ARGUMENT.has(name) ? positionals.slice(words, words + 1) : [];
+  if (command && positionals.length > words + args.length) {
+    process.stderr.write(`Unexpected argument: ${positionals[words + args.length]}\n\n${USAGE}\n`);
     return 2;
   }
   if (values.help || !command) {
@@ -277,12 +363,14 @@ async function run(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  // As the service does: an import or export of a large workspace makes garbage fast.
+  tuneHeap(config);
   const database = await openDatabaseTarget(config, { joinRunning: true });
   let app: INestApplicationContext | undefined;
   try {
+    const applied = await migrateDatabase(database);
     app = await NestFactory.createApplicationContext(CoreModule.forRoot(config, database), { logger: ['error'] });
-    const applied = await runMigrations(app.get(DataSource), database.embedded);
-    const output = await command(app, values, applied);
+    const output = await command(app, values, applied, args);
     process.stdout.write(`${values.json ? JSON.stringify(output.json) : output.text}\n`);
     return 0;
   } catch (error) {
@@ -290,7 +378,7 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write(`${error.message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof AppError) {
+    if (error instanceof AppError || error instanceof SourceError) {
       process.stderr.write(`error: ${error.message}\n`);
       return 1;
     }

@@ -9,6 +9,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseTarget } from './database/database';
 import { PostsModule } from './posts/posts.module';
+import { TransferModule } from './transfer/transfer.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
@@ -29,6 +30,7 @@ export class CoreModule {
         CommentsModule,
         WebhooksModule,
         ChangelogModule,
+        TransferModule,
       ],
       exports: [
         ConfigModule,
@@ -39,6 +41,7 @@ export class CoreModule {
         CommentsModule,
         WebhooksModule,
         ChangelogModule,
+        TransferModule,
       ],
     };
   }

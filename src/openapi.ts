@@ -46,6 +46,7 @@ const TAGS: [name: string, description: string][] = [
   ['Changelog', 'What the team shipped, linked to the posts that asked for it; publishing tells their voters once.'],
   ['Webhook endpoints', 'Where events are delivered (own servers, Slack, Discord), and their deliveries.'],
   ['Webhook events', 'What an own server receives: one signed POST per event.'],
+  ['Export', 'The whole workspace as one archive, to keep or to move.'],
 ];
 
 /**

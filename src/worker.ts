@@ -5,7 +5,7 @@ import { createLogger, NestPinoLogger } from './common/logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
-import { newDataSource, openDatabaseTarget, runMigrations } from './database/database';
+import { migrateDatabase, openDatabaseTarget } from './database/database';
 import { closeOnSignals } from './shutdown';
 import { exitOnStartupError, tuneHeap } from './startup';
 import { OutboxModule } from './outbox/outbox.module';
@@ -22,10 +22,7 @@ export async function runWorker(createContext: WorkerContextFactory = nestContex
   const database = await openDatabaseTarget(config);
   try {
     // Migrated before the context exists: creating it starts the processor.
-    const migrator = newDataSource(database);
-    await migrator.initialize();
-    await runMigrations(migrator, database.embedded);
-    await migrator.destroy();
+    await migrateDatabase(database);
     @Module({ imports: [CoreModule.forRoot(config, database), MetricsModule, OutboxModule] })
     class WorkerModule {}
     const app = await createContext(WorkerModule, new NestPinoLogger(createLogger(config.logLevel)));

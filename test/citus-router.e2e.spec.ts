@@ -1,3 +1,4 @@
+import { Database } from '../src/database/sql';
 import { Client as PgClient } from 'pg';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config/app-config';
@@ -174,7 +175,7 @@ describeCitus('on Citus, every request of a workspace is single-shard', () => {
     // The check itself: a list of every workspace's posts touches every shard group.
     const before = remotes.length;
     current = 'all workspaces';
-    await app.get((await import('typeorm')).DataSource).query(`SELECT count(*) FROM posts`);
+    await app.get(Database).rows(`SELECT count(*) FROM posts`);
     current = 'between';
     const groups = new Set(
       remotes

@@ -131,7 +131,8 @@ describe('the OpenAPI document, through public tools', () => {
   }, TOOL_TIMEOUT);
 
   it('the documented calls run as written on a fresh workspace, each id taken from an earlier answer', async () => {
-    const ws = await createWorkspace(t.app);
+    // Business: the export (docs/api.md) is a Business plan's.
+    const ws = await createWorkspace(t.app, { plan: 'business' });
     workspaces.push(ws.id);
     const receiver: Server = createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));

@@ -301,9 +301,9 @@ describe('the public site', () => {
       expect((await site().get(path, { 'if-none-match': after.headers.get('etag')! })).status).toBe(304);
     });
 
-    /** What `work` gives, and how many times it went to the database: every statement takes a connection from the pool (Pool.query, a prepared statement, TypeORM). */
+    /** What `work` gives, and how many times it went to the database: every statement takes a connection from the pool. */
     const countingStatements = async <T>(work: () => Promise<T>) => {
-      const pool = (t.db.driver as unknown as { master: { connect: (...args: unknown[]) => unknown } }).master;
+      const pool = t.db.pool as unknown as { connect: (...args: unknown[]) => unknown };
       const connect = pool.connect;
       let queries = 0;
       pool.connect = (...args: unknown[]) => {

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/app-error';
-import { Database, Queryable } from '../database/sql';
+import { Database, Queryable, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
 import { isReservedBoardSlug, RESERVED_BOARD_SLUGS } from '../workspaces/reserved-slugs';
 import { SLUG, WorkspacesService } from '../workspaces/workspaces.service';
 import { BoardEntity } from './board.entity';
-import { BoardsStore } from './boards.store';
+import { BoardsStore, ImportedBoard } from './boards.store';
 export type BoardChange = Partial<Omit<NewBoard, 'slug'>> & { slug?: string };
 
 export interface NewBoard {
@@ -96,5 +96,15 @@ export class BoardsService {
     if (isReservedBoardSlug(slug)) {
       throw AppError.invalid('slug', `must not be one of the public site's own pages: ${RESERVED_BOARD_SLUGS.join(', ')}`);
     }
+  }
+
+  /** The ids of the workspace's boards with these slugs, by slug (an import's look-up). */
+  idsBySlugs(q: Queryable, workspaceId: string, slugs: string[]): Promise<Map<string, string>> {
+    return this.store.idsBySlugs(q, workspaceId, slugs);
+  }
+
+  /** Boards brought in by an import, in its transaction; a slug already taken is left out. Answers the ids inserted. */
+  importBoards(tx: Tx, workspaceId: string, boards: ImportedBoard[]): Promise<Set<string>> {
+    return this.store.importBoards(tx, workspaceId, boards);
   }
 }

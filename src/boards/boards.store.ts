@@ -21,12 +21,33 @@ const SQL = {
     'board_insert',
     `INSERT INTO boards (workspace_id, slug, name, description, public, notify_voters) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${BOARD}`,
   ),
+  idsBySlugs: statement('board_ids_by_slugs', `SELECT id, slug FROM boards WHERE workspace_id = $1 AND slug = ANY ($2::text[])`),
+  importBoards: statement(
+    'board_import',
+    `INSERT INTO boards (workspace_id, id, slug, name, description, public, notify_voters, created_at)
+     SELECT $1, r.id, r.slug, r.name, r.description, r.public, r.notify_voters, coalesce(r.created_at, now())
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::boolean[], $8::timestamptz[])
+         AS r(id, slug, name, description, public, notify_voters, created_at)
+     ON CONFLICT (workspace_id, slug) DO NOTHING
+     RETURNING id`,
+  ),
   update: statement(
     'board_update',
     `UPDATE boards SET slug = $3, name = $4, description = $5, public = $6, notify_voters = $7
       WHERE workspace_id = $1 AND id = $2 RETURNING ${BOARD}`,
   ),
 };
+
+/** A board an import brings (its time as ISO 8601, none: now). */
+export interface ImportedBoard {
+  id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  public: boolean;
+  notifyVoters: boolean;
+  createdAt: string | null;
+}
 
 /** The boards table. */
 @Injectable()
@@ -53,6 +74,30 @@ export class BoardsStore {
   async insert(tx: Tx, board: Omit<BoardEntity, 'id' | 'createdAt'>): Promise<BoardEntity> {
     const values = [board.workspaceId, board.slug, board.name, board.description, board.public, board.notifyVoters];
     return (await tx.rows<BoardEntity>(SQL.insert, values))[0];
+  }
+
+  /** The ids of the workspace's boards with these slugs, by slug. */
+  async idsBySlugs(q: Queryable, workspaceId: string, slugs: string[]): Promise<Map<string, string>> {
+    const rows = await q.rows<{ id: string; slug: string }>(SQL.idsBySlugs, [workspaceId, slugs]);
+    return new Map(rows.map((row) => [row.slug, row.id]));
+  }
+
+  /**
+   * Brings boards in from elsewhere (an import), in one statement, with the ids given and their
+   * times kept; one whose slug is taken is left out. Answers the ids inserted.
+   */
+  async importBoards(tx: Tx, workspaceId: string, boards: ImportedBoard[]): Promise<Set<string>> {
+    const rows = await tx.rows<{ id: string }>(SQL.importBoards, [
+      workspaceId,
+      boards.map((b) => b.id),
+      boards.map((b) => b.slug),
+      boards.map((b) => b.name),
+      boards.map((b) => b.description),
+      boards.map((b) => b.public),
+      boards.map((b) => b.notifyVoters),
+      boards.map((b) => b.createdAt),
+    ]);
+    return new Set(rows.map((row) => row.id));
   }
 
   async update(tx: Tx, board: BoardEntity): Promise<BoardEntity> {

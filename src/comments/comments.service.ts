@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/sql';
+import { Database, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
 import { Actor, PostsService, Reader } from '../posts/posts.service';
 import { CommentResponse, toCommentResponse } from './comment.mapper';
-import { CommentsStore } from './comments.store';
+import { CommentsStore, ImportedComment } from './comments.store';
 
 @Injectable()
 export class CommentsService {
@@ -34,5 +34,13 @@ export class CommentsService {
       await this.events.record(tx, actor.workspaceId, 'comment.created', { post, comment }, authorId);
       return comment;
     });
+  }
+
+  /**
+   * Comments brought in by an import, their times kept, in the importer's transaction; no event.
+   * The importer counts them on their posts (PostsService.countImported). Answers their new ids.
+   */
+  importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
+    return this.store.importComments(tx, workspaceId, comments);
   }
 }

@@ -8,8 +8,25 @@ const SQL = {
     'comment_insert',
     `INSERT INTO comments (workspace_id, post_id, author_id, body, official) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
   ),
+  nextIds: statement('comment_next_ids', `SELECT nextval('comments_id_seq')::text AS id FROM generate_series(1, $1)`),
+  importComments: statement(
+    'comment_import',
+    `INSERT INTO comments (workspace_id, id, post_id, author_id, body, official, created_at)
+     SELECT $1, r.id, r.post_id, r.author_id, r.body, r.official, coalesce(r.created_at, now())
+       FROM unnest($2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::boolean[], $7::timestamptz[])
+         AS r(id, post_id, author_id, body, official, created_at)`,
+  ),
   get: statement('comment_get', `${COMMENT_SELECT} WHERE c.workspace_id = $1 AND c.id = $2`),
 };
+
+/** A comment an import brings (its time as ISO 8601, none: now); its post counts it through PostsStore. */
+export interface ImportedComment {
+  postId: number;
+  authorId: string;
+  body: string;
+  official: boolean;
+  createdAt: string | null;
+}
 
 /** The comments table. */
 @Injectable()
@@ -19,6 +36,24 @@ export class CommentsStore {
   /** A post's comments, oldest first. */
   list(workspaceId: string, postId: number): Promise<CommentRow[]> {
     return this.db.rows<CommentRow>(SQL.list, [workspaceId, postId]);
+  }
+
+  /**
+   * Brings comments in from elsewhere (an import), in one statement, with their times kept.
+   * Answers their new ids, in order. Their posts' counts are the caller's (PostsStore.addCounts).
+   */
+  async importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
+    const ids = (await tx.rows<{ id: string }>(SQL.nextIds, [comments.length])).map((row) => row.id);
+    tx.send(SQL.importComments, [
+      workspaceId,
+      ids,
+      comments.map((c) => c.postId),
+      comments.map((c) => c.authorId),
+      comments.map((c) => c.body),
+      comments.map((c) => c.official),
+      comments.map((c) => c.createdAt),
+    ]);
+    return ids.map(Number);
   }
 
   /** A new comment, read back. */

@@ -1,4 +1,5 @@
-import { DataSourceOptions } from 'typeorm';
+import type { DataSourceOptions } from 'typeorm';
+import type { PoolConfig } from 'pg';
 import { Initial1763740000000 } from '../../migrations/1763740000000-Initial';
 import { WebhookDeliveries1763750000000 } from '../../migrations/1763750000000-WebhookDeliveries';
 import { FairOutbox1763760000000 } from '../../migrations/1763760000000-FairOutbox';
@@ -17,6 +18,7 @@ import { EmailNormalForm1763820000000 } from '../../migrations/1763820000000-Ema
 import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTokenUses';
 import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
 import { Changelog1763840000000 } from '../../migrations/1763840000000-Changelog';
+import { ImportedRecords1763850000000 } from '../../migrations/1763850000000-ImportedRecords';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -37,17 +39,42 @@ export const MIGRATIONS = [
   SsoTokenUses1763820001000,
   DashboardSignIns1763820002000,
   Changelog1763840000000,
+  ImportedRecords1763850000000,
 ];
 
+/** The name TypeORM records for a migration in the `migrations` table. */
+export const migrationName = (migration: (typeof MIGRATIONS)[number]): string => (new migration() as { name?: string }).name || migration.name;
+
 /**
- * Options shared by the application, the CLI and ormconfig.ts. `statementTimeoutMs` (0: none)
- * bounds every statement on a PostgreSQL server; PGlite does not enforce it.
+ * The application's one pool of connections (src/database/sql.ts runs every statement on it).
+ * `statementTimeoutMs` (0: none) bounds every statement on a PostgreSQL server; PGlite does not
+ * enforce it.
  */
-export function dataSourceOptions(url: string, embedded: boolean, statementTimeoutMs = 0): DataSourceOptions {
+export function poolOptions(url: string, embedded: boolean, statementTimeoutMs = 0): PoolConfig & { pipeline: boolean } {
+  // Pipeline mode: a statement is written without waiting for the answers before it, so that a
+  // transaction's statements that do not wait on each other share a round trip (src/database/sql.ts).
+  return embedded
+    ? // PGlite is a single session: more than one connection would interleave transactions. The
+      // one connection is kept for good, so that no other local process can take its place.
+      { connectionString: url, max: 1, pipeline: true, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 }
+    : {
+        connectionString: url,
+        max: 10,
+        pipeline: true,
+        connectionTimeoutMillis: 10_000,
+        ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+      };
+}
+
+/**
+ * TypeORM's options, for running the migrations (src/database/database.ts, ormconfig.ts): it maps
+ * no entity, and is loaded only when a migration is pending.
+ */
+export function dataSourceOptions(url: string, embedded: boolean): DataSourceOptions {
+  const { connectionString: _, max, ...extra } = poolOptions(url, embedded);
   return {
     type: 'postgres',
     url,
-    // Statements go through src/database/sql.ts; TypeORM runs the migrations and maps no entity.
     entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
@@ -55,13 +82,7 @@ export function dataSourceOptions(url: string, embedded: boolean, statementTimeo
     // WorkspaceSearchKeys builds its index CONCURRENTLY, without holding back writes.
     migrationsTransactionMode: 'each',
     synchronize: false,
-    // PGlite is a single session: more than one connection would interleave transactions.
-    // The one connection is kept for good, so that no other local process can take its place.
-    poolSize: embedded ? 1 : 10,
-    // Pipeline mode: a statement is written without waiting for the answers before it, so that a
-    // transaction's statements that do not wait on each other share a round trip (src/database/sql.ts).
-    extra: embedded
-      ? { pipeline: true, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 0 }
-      : { pipeline: true, connectionTimeoutMillis: 10_000, ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}) },
+    poolSize: max,
+    extra,
   };
 }

@@ -1,8 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, MigrationExecutor, QueryRunner } from 'typeorm';
+import { Client, DatabaseError } from 'pg';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { runningInstanceUrl, startEmbeddedPostgres } from './embedded-postgres';
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, migrationName, MIGRATIONS } from './data-source-options';
+import type { Queryable, Sql } from './sql';
+
+/** TypeORM, loaded only to run migrations: a process with none pending never carries it (about 6 MB of heap). */
+const typeorm = (): typeof import('typeorm') => require('typeorm') as typeof import('typeorm');
 
 export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
 
@@ -26,6 +31,44 @@ export async function openDatabaseTarget(config: AppConfig, options: { joinRunni
   if (running) return { url: running, embedded: true, close: async () => {} };
   const server = await startEmbeddedPostgres(config.dataDir);
   return { url: server.url, embedded: true, close: () => server.stop() };
+}
+
+/** The migrations not yet applied, by name (all of them on an empty database). */
+export async function pendingMigrations(db: Queryable): Promise<string[]> {
+  let applied: Set<string>;
+  try {
+    applied = new Set((await db.rows<{ name: string }>(`SELECT name FROM migrations`)).map((row) => row.name));
+  } catch (error) {
+    if (error instanceof DatabaseError && error.code === '42P01') applied = new Set(); // no migrations table yet
+    else throw error;
+  }
+  return MIGRATIONS.map(migrationName).filter((name) => !applied.has(name));
+}
+
+/**
+ * Brings the database up to date before the application opens its pool: what is pending is read
+ * on a connection of its own, and only then is TypeORM's runner loaded, on a data source closed
+ * once done (the embedded database takes one connection at a time). Answers what was applied.
+ */
+export async function migrateDatabase(target: DatabaseTarget): Promise<string[]> {
+  const client = new Client({ connectionString: target.url });
+  await client.connect();
+  let pending: string[];
+  try {
+    pending = await pendingMigrations({
+      rows: async <T>(text: Sql) => (await client.query(text as string)).rows as T[],
+      count: async (text: Sql) => (await client.query(text as string)).rowCount ?? 0,
+    });
+  } finally {
+    await client.end();
+  }
+  if (pending.length === 0) return [];
+  const dataSource = await newDataSource(target).initialize();
+  try {
+    return await runMigrations(dataSource, target.embedded);
+  } finally {
+    await dataSource.destroy();
+  }
 }
 
 /** Applies pending migrations; on a shared server, one process at a time. */
@@ -55,7 +98,7 @@ async function migrate(dataSource: DataSource, prepare?: (runner: QueryRunner) =
   const runner = dataSource.createQueryRunner();
   try {
     await prepare?.(runner);
-    const executor = new MigrationExecutor(dataSource, runner);
+    const executor = new (typeorm().MigrationExecutor)(dataSource, runner);
     // A transaction per migration, as data-source-options.ts says.
     executor.transaction = 'each';
     return (await executor.executePendingMigrations()).map((m) => m.name);
@@ -65,6 +108,7 @@ async function migrate(dataSource: DataSource, prepare?: (runner: QueryRunner) =
   }
 }
 
-export function newDataSource(target: DatabaseTarget, statementTimeoutMs = 0): DataSource {
-  return new DataSource(dataSourceOptions(target.url, target.embedded, statementTimeoutMs));
+/** TypeORM's data source for the migrations (ormconfig.ts, tests), loading TypeORM. */
+export function newDataSource(target: DatabaseTarget): DataSource {
+  return new (typeorm().DataSource)(dataSourceOptions(target.url, target.embedded));
 }

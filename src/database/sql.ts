@@ -85,7 +85,8 @@ const broken = (error: unknown): Error | undefined => (error instanceof Database
  * (TypeORM's, made in pipeline mode), so the embedded database's single connection is shared.
  */
 export class Database implements Queryable {
-  constructor(private readonly pool: Pool) {}
+  /** The pool itself: for tests and benchmarks that watch what reaches it. */
+  constructor(readonly pool: Pool) {}
 
   async rows<T>(sql: Sql, params: readonly unknown[] = []): Promise<T[]> {
     const client = await this.pool.connect();

@@ -1,10 +1,9 @@
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
-import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator';
+import { pendingMigrations } from '../database/database';
 import { Database } from '../database/sql';
 import { oldestDue } from '../metrics/metrics.service';
 import { RateLimitCounters } from '../rate-limit/counters';
@@ -19,9 +18,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
-    private readonly typeorm: TypeOrmHealthIndicator,
     private readonly limits: RateLimitCounters,
-    @InjectDataSource() private readonly migrations: DataSource,
     private readonly db: Database,
   ) {}
 
@@ -38,12 +35,19 @@ export class HealthController {
   async ready(@Res({ passthrough: true }) res: Response) {
     try {
       return await this.health.check([
-        () => this.typeorm.pingCheck('database', { timeout: 2_000 }),
+        () =>
+          this.indicators
+            .check('database')
+            .attempt(async () => {
+              await this.db.rows('SELECT 1');
+              return {};
+            })
+            .withTimeout(2_000),
         () =>
           this.indicators
             .check('migrations')
             .attempt(async () => {
-              if (await this.migrations.showMigrations()) throw new Error('migrations are pending: run npm run migration:run');
+              if ((await pendingMigrations(this.db)).length > 0) throw new Error('migrations are pending: run npm run migration:run');
               return {};
             })
             .withTimeout(3_000),

@@ -9,7 +9,7 @@ import { EventsStore } from '../outbox/events.store';
 import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
 import { PostCategory, PostStatus } from './post.entity';
 import { PostResponse, PostRow, toPostResponse, VoterResponse } from './post.mapper';
-import { LockedPost, PostsStore } from './posts.store';
+import { ImportedPost, LockedPost, PostsStore } from './posts.store';
 
 /** Who acts: an API key's workspace and creator, or the CLI and seed acting as a member. */
 export type Actor = Pick<Caller, 'workspaceId' | 'workspaceSlug' | 'personId'>;
@@ -259,5 +259,30 @@ export class PostsService {
   /** 404 unless the post is there. */
   async mustExist(actor: Reader, postId: number): Promise<void> {
     if (!(await this.store.exists(actor.workspaceId, postId))) throw AppError.notFound('post');
+  }
+
+  // Imports (src/transfer): posts, votes and counts brought in many a statement, in the importer's transaction.
+
+  /** Posts brought in, their times kept, with no vote or comment yet; answers their new ids, in order. */
+  importPosts(tx: Tx, workspaceId: string, posts: ImportedPost[]): Promise<number[]> {
+    return this.store.importPosts(tx, workspaceId, posts);
+  }
+
+  /** Marks imported posts as merged into others, without moving votes (the source lists them). */
+  setMergedInto(tx: Tx, workspaceId: string, merges: { postId: number; into: number }[]): void {
+    this.store.setMergedInto(tx, workspaceId, merges);
+  }
+
+  /** Votes brought in (one a person and post); answers the post of each vote added, for countImported. */
+  importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
+    return this.store.importVotes(tx, workspaceId, votes);
+  }
+
+  /**
+   * Counts votes and comments brought in on their posts: the importer calls it once a post, at
+   * the end, since every change of a post's row rewrites its index entries (its search keys too).
+   */
+  countImported(tx: Tx, workspaceId: string, counts: { postId: number; votes: number; comments: number }[]): void {
+    this.store.addCounts(tx, workspaceId, counts);
   }
 }

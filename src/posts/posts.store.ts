@@ -26,6 +26,19 @@ export interface NewPostRow {
   authorId: string;
 }
 
+/** A post an import brings (times as ISO 8601, none: now). */
+export interface ImportedPost {
+  boardId: string;
+  title: string;
+  body: string;
+  category: PostCategory;
+  status: PostStatus;
+  pinned: boolean;
+  authorId: string;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
 /** A post as a change locks it. */
 export interface LockedPost {
   status: PostStatus;
@@ -111,6 +124,36 @@ const NEWEST_PUBLIC = statement(
      FROM posts p JOIN boards b ON b.workspace_id = p.workspace_id AND b.id = p.board_id
     WHERE p.workspace_id = $1 AND b.public AND p.merged_into_id IS NULL
     ORDER BY p.id DESC LIMIT $2`,
+);
+const NEXT_IDS = statement('post_next_ids', `SELECT nextval('posts_id_seq')::text AS id FROM generate_series(1, $1)`);
+const IMPORT = statement(
+  'post_import',
+  `INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, votes, comments_count)
+   SELECT $1, r.id, r.board_id, r.title, r.body, r.category, r.status, r.pinned, r.author_id,
+          coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now()), 0, 0
+     FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::uuid[],
+                 $10::timestamptz[], $11::timestamptz[])
+       AS r(id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at)`,
+);
+const IMPORT_VOTES = statement(
+  'post_import_votes',
+  `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
+   SELECT $1, v.post_id, v.person_id, coalesce(v.created_at, now())
+     FROM unnest($2::bigint[], $3::uuid[], $4::timestamptz[]) AS v(post_id, person_id, created_at)
+   ON CONFLICT DO NOTHING
+   RETURNING post_id`,
+);
+const ADD_COUNTS = statement(
+  'post_add_counts',
+  `UPDATE posts SET votes = posts.votes + d.votes, comments_count = posts.comments_count + d.comments
+     FROM unnest($2::bigint[], $3::integer[], $4::integer[]) AS d(id, votes, comments)
+    WHERE posts.workspace_id = $1 AND posts.id = d.id`,
+);
+const SET_MERGED_INTO = statement(
+  'post_set_merged_into',
+  `UPDATE posts SET merged_into_id = m.target
+     FROM unnest($2::bigint[], $3::bigint[]) AS m(id, target)
+    WHERE posts.workspace_id = $1 AND posts.id = m.id`,
 );
 const EXISTS = statement('post_exists', `SELECT 1 FROM posts WHERE workspace_id = $1 AND id = $2`);
 
@@ -248,6 +291,54 @@ export class PostsStore {
 
   newestPublic(workspaceId: string, limit: number): Promise<{ id: string; title: string; board_slug: string; updated_at: Date }[]> {
     return this.db.rows(NEWEST_PUBLIC, [workspaceId, limit]);
+  }
+
+  /**
+   * Brings posts in from elsewhere (an import), in one statement, their times kept, with no vote
+   * and no comment yet (importVotes and addCounts count them). Answers their new ids, in order.
+   */
+  async importPosts(tx: Tx, workspaceId: string, posts: ImportedPost[]): Promise<number[]> {
+    const ids = (await tx.rows<{ id: string }>(NEXT_IDS, [posts.length])).map((row) => row.id);
+    tx.send(IMPORT, [
+      workspaceId,
+      ids,
+      posts.map((p) => p.boardId),
+      posts.map((p) => p.title),
+      posts.map((p) => p.body),
+      posts.map((p) => p.category),
+      posts.map((p) => p.status),
+      posts.map((p) => p.pinned),
+      posts.map((p) => p.authorId),
+      posts.map((p) => p.createdAt),
+      posts.map((p) => p.updatedAt),
+    ]);
+    return ids.map(Number);
+  }
+
+  /** Marks imported posts as merged into others (both already there), without moving votes. */
+  setMergedInto(tx: Tx, workspaceId: string, merges: { postId: number; into: number }[]): void {
+    if (merges.length === 0) return;
+    tx.send(SET_MERGED_INTO, [workspaceId, merges.map((m) => m.postId), merges.map((m) => m.into)]);
+  }
+
+  /**
+   * Adds imported votes (one a person and post, those already there left out). Answers the post
+   * of each vote added: the caller counts them (addCounts), once a post for the whole import.
+   */
+  async importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
+    const added = await tx.rows<{ post_id: string }>(IMPORT_VOTES, [
+      workspaceId,
+      votes.map((v) => v.postId),
+      votes.map((v) => v.personId),
+      votes.map((v) => v.createdAt),
+    ]);
+    return added.map((row) => Number(row.post_id));
+  }
+
+  /** Adds to posts' vote and comment counts (imported votes and comments). */
+  addCounts(tx: Tx, workspaceId: string, counts: { postId: number; votes: number; comments: number }[]): void {
+    if (counts.length === 0) return;
+    tx.send(ADD_COUNTS, [workspaceId, counts.map((c) => c.postId), counts.map((c) => c.votes), counts.map((c) => c.comments)]);
   }
 
   /** Counts a new comment on its post; false when the post is not there. */

@@ -8,7 +8,7 @@ import { PersonEntity, PersonKind } from './person.entity';
 import { Plan } from './plans';
 import { isReservedWorkspaceSlug, RESERVED_ROOT_SEGMENTS } from './reserved-slugs';
 import { WorkspaceEntity } from './workspace.entity';
-import { Membership, WorkspacesStore } from './workspaces.store';
+import { ImportedPerson, Membership, WorkspacesStore } from './workspaces.store';
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -171,5 +171,15 @@ export class WorkspacesService {
   async unsubscribe(workspaceId: string, email: string): Promise<void> {
     const normal = normalEmail(email);
     if (normal !== null) await this.store.unsubscribe(workspaceId, normal);
+  }
+
+  /** The workspace's people with these addresses (normal forms), by address (an import's look-up). */
+  idsByEmails(q: Queryable, workspaceId: string, emails: string[]): Promise<Map<string, string>> {
+    return this.store.idsByEmails(q, workspaceId, emails);
+  }
+
+  /** People brought in by an import, as guests, in its transaction; an address already taken is left out. */
+  importPeople(tx: Tx, workspaceId: string, people: ImportedPerson[]): Promise<Set<string>> {
+    return this.store.importPeople(tx, workspaceId, people);
   }
 }

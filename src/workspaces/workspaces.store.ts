@@ -41,6 +41,20 @@ const SQL = {
     `UPDATE people SET email_unsubscribed_at = now()
       WHERE workspace_id = $1 AND email = $2 AND email_unsubscribed_at IS NULL`,
   ),
+  // A look-up by the index's whole key per address: with `email = ANY ($2)` a generic plan may
+  // read every person of the workspace and filter them.
+  byEmails: statement(
+    'person_by_emails',
+    `SELECT e.email, (SELECT p.id FROM people p WHERE p.workspace_id = $1 AND p.email = e.email) AS id FROM unnest($2::text[]) AS e(email)`,
+  ),
+  importPeople: statement(
+    'person_import',
+    `INSERT INTO people (workspace_id, id, kind, name, email, created_at, email_unsubscribed_at)
+     SELECT $1, r.id, 'guest', r.name, r.email, coalesce(r.created_at, now()), CASE WHEN r.unsubscribed THEN now() END
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[]) AS r(id, name, email, created_at, unsubscribed)
+     ON CONFLICT (workspace_id, email) WHERE email IS NOT NULL DO NOTHING
+     RETURNING id`,
+  ),
   ssoNow: statement('sso_now', `SELECT now() AS now, now() + $1 * interval '1 millisecond' AS until`),
   ssoRotate: statement(
     'sso_rotate',
@@ -55,6 +69,16 @@ const SQL = {
     `SELECT secret_sealed, previous_sealed, previous_expires_at > now() AS previous_valid FROM sso_secrets WHERE workspace_id = $1`,
   ),
 };
+
+/** A person an import brings (times as ISO 8601, none: now). */
+export interface ImportedPerson {
+  id: string;
+  name: string;
+  /** The address's normal form. */
+  email: string | null;
+  createdAt: string | null;
+  unsubscribed: boolean;
+}
 
 export interface Membership {
   workspace: { id: string; slug: string; name: string };
@@ -102,6 +126,28 @@ export class WorkspacesStore {
   /** A new person; none when one with the address is there already (whoever came first keeps it). */
   async addPerson(q: Queryable, workspaceId: string, input: { kind: PersonKind; name: string; email: string | null }): Promise<PersonEntity | undefined> {
     return (await q.rows<PersonEntity>(SQL.addPerson, [workspaceId, input.kind, input.name, input.email]))[0];
+  }
+
+  /** The workspace's people with these addresses (normal forms), by address. */
+  async idsByEmails(q: Queryable, workspaceId: string, emails: string[]): Promise<Map<string, string>> {
+    const rows = await q.rows<{ id: string | null; email: string }>(SQL.byEmails, [workspaceId, emails]);
+    return new Map(rows.filter((row) => row.id !== null).map((row) => [row.email, row.id!]));
+  }
+
+  /**
+   * Brings people in from elsewhere (an import), in one statement: guests, with the ids given,
+   * their times kept; one whose address is taken is left out. Answers the ids inserted.
+   */
+  async importPeople(tx: Tx, workspaceId: string, people: ImportedPerson[]): Promise<Set<string>> {
+    const rows = await tx.rows<{ id: string }>(SQL.importPeople, [
+      workspaceId,
+      people.map((p) => p.id),
+      people.map((p) => p.name),
+      people.map((p) => p.email),
+      people.map((p) => p.createdAt),
+      people.map((p) => p.unsubscribed),
+    ]);
+    return new Set(rows.map((row) => row.id));
   }
 
   setKind(tx: Tx, workspaceId: string, personId: string, kind: PersonKind): void {

@@ -29,8 +29,8 @@
  * whole request. The post's id, in the body's data.post.id, pairs them. The commit is stamped
  * when this (busy) process sees it, so a few latencies may come out slightly negative.
  */
+import { Database } from '../../src/database/sql';
 import type { ChildProcess } from 'node:child_process';
-import { DataSource } from 'typeorm';
 import { PostsService } from '../../src/posts/posts.service';
 import { EndpointsService } from '../../src/webhooks/endpoints.service';
 import {
@@ -141,7 +141,7 @@ async function main() {
     const latencies = [...committed].filter(([id]) => firstArrival.has(id)).map(([id, at]) => firstArrival.get(id)! - at).sort((a, b) => a - b);
     const firstCommit = Math.min(...committed.values());
     const lastArrival = Math.max(...arrivals.map((a) => a[1]));
-    const [counts]: { attempts: number; undelivered: number }[] = await app.get(DataSource).query(
+    const [counts]: { attempts: number; undelivered: number }[] = await app.get(Database).rows(
       `SELECT (SELECT count(*)::int FROM delivery_attempts) AS attempts,
               (SELECT count(*)::int FROM webhook_deliveries WHERE status <> 'delivered') AS undelivered`,
     );

@@ -8,13 +8,14 @@
  * names the server, BENCH_KEEP=true keeps (and reuses, when already seeded) the database
  * `chorus_bench`.
  */
+import { testDb } from '../support/test-app';
+import { Database } from '../../src/database/sql';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Client, type Pool, type PoolClient } from 'pg';
 import { KEEP, log, pct, SERVER_URL, sleep } from './support';
-import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
 import { BoardsService } from '../../src/boards/boards.service';
 import { createApp } from '../../src/app';
@@ -162,7 +163,7 @@ async function main() {
   log(`app started, migrations applied, in ${((performance.now() - startedApp) / 1000).toFixed(1)} s`);
   await app.listen(0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-  const dataSource = app.get(DataSource);
+  const dataSource = testDb(app.get(Database));
   const workspaces = app.get(WorkspacesService);
 
   // Workspaces, members and boards as test/support/factories.ts makes them (business plan).
@@ -241,28 +242,22 @@ async function main() {
   const { key } = await app.get(ApiKeysService).create('bench', 'owner@bench.example');
 
   // The exact SQL and parameters of PostsService.list(): call the real method while
-  // recording what it hands to DataSource.query.
+  // recording what reaches the pool.
   const posts = app.get(PostsService);
   const captureList = async (filter: PostFilter) => {
     const sent: { sql: string; params: unknown[] }[] = [];
-    // The page is read on the pool (readRows), on a client of it as a prepared statement
-    // (preparedRows), or through TypeORM: all three are watched.
-    const pool = (dataSource.driver as unknown as { master: Pool }).master;
-    const originals = [dataSource.query, pool.query, pool.connect] as const;
-    const query = dataSource.query.bind(dataSource);
+    // The page is read on a client of the pool (Database.rows): its statements are watched.
+    const pool = dataSource.pool;
+    const originals = [pool.query, pool.connect] as const;
     const poolQuery = pool.query.bind(pool) as (sql: string, params?: unknown[]) => Promise<unknown>;
     const poolConnect = pool.connect.bind(pool) as (callback?: unknown) => Promise<PoolClient>;
     const watched: { client: PoolClient; query: PoolClient['query'] }[] = [];
-    dataSource.query = ((sql: string, params?: unknown[], runner?: never) => {
-      sent.push({ sql, params: params ?? [] });
-      return query(sql, params, runner);
-    }) as DataSource['query'];
     pool.query = ((sql: string, params?: unknown[]) => {
       sent.push({ sql, params: params ?? [] });
       return poolQuery(sql, params);
     }) as Pool['query'];
     pool.connect = (async (callback?: unknown) => {
-      if (callback) return poolConnect(callback); // TypeORM's own connections: watched by dataSource.query
+      if (callback) return poolConnect(callback);
       const client = await poolConnect();
       const clientQuery = client.query;
       watched.push({ client, query: clientQuery });
@@ -275,7 +270,7 @@ async function main() {
     try {
       await posts.list(actor, filter);
     } finally {
-      [dataSource.query, pool.query, pool.connect] = originals;
+      [pool.query, pool.connect] = originals;
       for (const { client, query: clientQuery } of watched) client.query = clientQuery;
     }
     // A search may first look among the newest posts; the last query is the one that answered.

@@ -27,8 +27,8 @@
  * connections the silent server (a process of its own) accepted, and the delivery_attempts rows
  * recorded (an attempt on a silent endpoint is recorded when it times out, 10 s after it began).
  */
+import { Database } from '../../src/database/sql';
 import type { ChildProcess } from 'node:child_process';
-import { DataSource } from 'typeorm';
 import { Actor, PostsService } from '../../src/posts/posts.service';
 import { EndpointsService } from '../../src/webhooks/endpoints.service';
 import {
@@ -191,8 +191,8 @@ async function runMode(mode: string): Promise<Result> {
 
     const arrivals = firstArrivals(await receiver.report());
     const { times: accepted, open } = await silent.ask<{ times: number[]; open: number }>('report', 'accepted');
-    const db = app.get(DataSource);
-    const [aRow]: { attempts: number; pending: number; delivered: number; failed: number; cancelled: number; disabled: number }[] = await db.query(
+    const db = app.get(Database);
+    const [aRow]: { attempts: number; pending: number; delivered: number; failed: number; cancelled: number; disabled: number }[] = await db.rows(
       `SELECT (SELECT count(*)::int FROM delivery_attempts WHERE workspace_id = $1) AS attempts,
               (SELECT count(*)::int FROM webhook_deliveries WHERE workspace_id = $1 AND status = 'pending') AS pending,
               (SELECT count(*)::int FROM webhook_deliveries WHERE workspace_id = $1 AND status = 'delivered') AS delivered,
@@ -201,7 +201,7 @@ async function runMode(mode: string): Promise<Result> {
               (SELECT count(*)::int FROM webhook_endpoints WHERE workspace_id = $1 AND NOT enabled) AS disabled`,
       [a.workspaceId],
     );
-    const [bRow]: { queued: number; attempts: number }[] = await db.query(
+    const [bRow]: { queued: number; attempts: number }[] = await db.rows(
       `SELECT (SELECT count(*)::int FROM webhook_deliveries WHERE workspace_id = $1) AS queued,
               (SELECT count(*)::int FROM delivery_attempts WHERE workspace_id = $1) AS attempts`,
       [b.workspaceId],

@@ -1,7 +1,7 @@
+import type { TestDb } from './test-app';
 import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { SignJWT } from 'jose';
-import { DataSource } from 'typeorm';
 import { normalEmail } from '../../src/common/email-address';
 import { SecretBox } from '../../src/common/secret-box';
 import { sealedBodyContext } from '../../src/notifications/sign-in-email';
@@ -131,7 +131,7 @@ export async function ssoSigner(app: INestApplicationContext, workspaceId: strin
 }
 
 /** The code and link of the latest sign-in email queued for an address, sent to its normal form (opened as the outbox would). */
-export async function sentSignIn(db: DataSource, email: string): Promise<{ code: string | null; link: string; subject: string; deliveryId: string }> {
+export async function sentSignIn(db: TestDb, email: string): Promise<{ code: string | null; link: string; subject: string; deliveryId: string }> {
   const [row] = await db.query(
     `SELECT id, workspace_id, body FROM webhook_deliveries WHERE event_type = 'sign_in' AND recipient = $1 ORDER BY created_at DESC LIMIT 1`,
     [normalEmail(email) ?? email],

@@ -1,13 +1,22 @@
 import type { AddressInfo } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
+import type { Pool } from 'pg';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
+import { Database } from '../../src/database/sql';
+
+/** A test's way to the database beside the application: plain statements, and the pool they go through. */
+export interface TestDb {
+  query<T = any>(text: string, params?: unknown[]): Promise<T[]>;
+  readonly pool: Pool;
+}
+
+export const testDb = (db: Database): TestDb => ({ query: (text, params) => db.rows(text, params), pool: db.pool });
 
 export interface TestApp {
   app: NestExpressApplication;
   baseUrl: string;
-  db: DataSource;
+  db: TestDb;
   close(): Promise<void>;
 }
 
@@ -50,7 +59,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   return {
     app,
     baseUrl: `http://127.0.0.1:${port}`,
-    db: app.get(DataSource),
+    db: testDb(app.get(Database)),
     close: () => app.close(),
   };
 }
