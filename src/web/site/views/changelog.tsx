@@ -60,7 +60,12 @@ export function changelogPage(frame: SiteFrame, view: ChangelogView): string {
   const name = shownText(frame.workspace.name);
   return sitePage(
     frame,
-    { title: `Changelog · ${name}`, description: `What ${name} shipped, and the feedback that asked for it.`, canonical: view.canonical },
+    {
+      title: `Changelog · ${name}`,
+      description: `What ${name} shipped, and the feedback that asked for it.`,
+      canonical: view.canonical,
+      feed: { href: view.feed, title: `${name}: changelog` },
+    },
     'changelog',
     <>
       <h1>Changelog</h1>
