@@ -93,16 +93,42 @@ interface Listener {
   close(): Promise<void>;
 }
 
-/** Serves the session to at most `maxConnections` clients at once, on a port or a socket path. */
+/** How long a connection waits for its turn before it is closed (see `serve`). */
+const TURN_WAIT_MS = 5_000;
+
+/**
+ * Serves the session to at most `maxConnections` clients at once, on a port or a socket path. A
+ * connection that comes while they are all taken waits its turn for up to TURN_WAIT_MS (the one
+ * before may be closing: the migrations' connection, say, just before the service's pool opens its
+ * own), then is closed; so a connection kept for good still keeps every other out.
+ */
 function serve(queue: SessionQueue, maxConnections: number, Handler: typeof PGLiteSocketHandler): Listener {
   const options = { queryQueue: queue, closeOnDetach: true } as unknown as PGLiteSocketHandlerOptions;
   const sockets = new Set<Socket>();
+  const waiting: Socket[] = [];
+  let serving = 0;
+  const attach = (socket: Socket) => {
+    serving++;
+    socket.once('close', () => {
+      serving--;
+      const next = waiting.shift();
+      if (next) attach(next);
+    });
+    void new Handler(options).attach(socket).catch(() => socket.destroy());
+  };
   const server = createServer((socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    void new Handler(options).attach(socket).catch(() => socket.destroy());
+    if (serving < maxConnections) return attach(socket);
+    waiting.push(socket);
+    const turn = setTimeout(() => socket.destroy(), TURN_WAIT_MS);
+    turn.unref();
+    socket.once('close', () => {
+      clearTimeout(turn);
+      const at = waiting.indexOf(socket);
+      if (at >= 0) waiting.splice(at, 1);
+    });
   });
-  server.maxConnections = maxConnections;
   return {
     server,
     close: () =>
