@@ -134,7 +134,10 @@ function optional(options: Options, name: string): string | undefined {
 const KINDS = ['boards', 'people', 'posts', 'votes', 'comments'] as const;
 
 function importText(report: ImportReport, dryRun: boolean): string {
-  const list = (counts: ImportReport['created']) => KINDS.map((k) => `${counts[k].toLocaleString('en')} ${k}`).join(', ');
+  // Changelog entries are named when the source has any (a Chorus export's): CSV and Canny have none.
+  const entries = report.created.changelog + report.skipped.changelog > 0;
+  const list = (counts: ImportReport['created']) =>
+    [...KINDS.map((k) => `${counts[k].toLocaleString('en')} ${k}`), ...(entries ? [`${counts.changelog.toLocaleString('en')} changelog entries`] : [])].join(', ');
   const lines = [
     `${dryRun ? 'Would import' : 'Imported'}: ${list(report.created)}.`,
     `Already there: ${list(report.skipped)}.`,

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { gunzipSync } from 'node:zlib';
-import { extract as tarExtract } from 'tar-stream';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { extract as tarExtract, pack as tarPack } from 'tar-stream';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, uniqueSlug } from './support/factories';
 import { Client } from './support/http';
@@ -25,6 +25,7 @@ interface Archive {
   files: Record<string, Row[]>;
   /** Every byte of every file, decompressed. */
   text: string;
+  contents: Record<string, string>;
 }
 
 /** A gzipped tar as its entries, read with a tar reader of its own (not the importer's). */
@@ -43,7 +44,17 @@ async function readArchive(gz: Buffer): Promise<Archive> {
   for (const name of names.filter((n) => n.endsWith('.ndjson'))) {
     files[name.replace('.ndjson', '')] = contents[name].split('\n').filter(Boolean).map((line) => JSON.parse(line));
   }
-  return { names, manifest: JSON.parse(contents['manifest.json']), files, text: Object.values(contents).join('\n') };
+  return { names, manifest: JSON.parse(contents['manifest.json']), files, text: Object.values(contents).join('\n'), contents };
+}
+
+/** Files as a gzipped tar, in the order given (made with a tar writer of its own). */
+async function packArchive(files: [name: string, text: string][]): Promise<Buffer> {
+  const pack = tarPack();
+  for (const [name, text] of files) pack.entry({ name }, text);
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack) chunks.push(chunk as Buffer);
+  return gzipSync(Buffer.concat(chunks));
 }
 
 const ascending = (ids: (string | number)[]) =>
@@ -51,16 +62,17 @@ const ascending = (ids: (string | number)[]) =>
 
 /**
  * An export without what differs between two workspaces holding the same records: ids (a board
- * by its slug, a person by address or name, a post or comment by its place in its file), the
+ * by its slug, a person by address or name, a post, comment or changelog entry by its place in its file), the
  * workspace's slug in addresses, and whether a person is a member (an import brings people in as
  * non-members).
  */
 function comparable(archive: Archive, slug: string) {
-  const { boards, people, posts, votes, comments } = archive.files;
+  const { boards, people, posts, votes, comments, changelog } = archive.files;
   const board = new Map(boards.map((b) => [b.id, b.slug]));
   const person = new Map(people.map((p) => [p.id, p.email ?? `name:${p.name}`]));
   const post = new Map(posts.map((p, i) => [p.id, i + 1]));
-  const url = (u: string) => u.replace(`/${slug}/`, '/WS/').replace(/\/p\/\d+/, '/p/N').replace(/\/admin\/p\/\d+/, '/admin/p/N');
+  const url = (u: string) =>
+    u.replace(`/${slug}/`, '/WS/').replace(/\/p\/\d+/, '/p/N').replace(/\/admin\/p\/\d+/, '/admin/p/N').replace(/\/changelog\/\d+/, '/changelog/N');
   const byKey = <T>(rows: T[], key: (row: T) => string) => [...rows].sort((a, b) => key(a).localeCompare(key(b)));
   return {
     boards: byKey(boards.map(({ id: _id, url: u, ...b }): Row => ({ ...b, url: url(u) })), (b) => b.slug),
@@ -75,7 +87,12 @@ function comparable(archive: Archive, slug: string) {
     })),
     votes: byKey(votes.map((v) => ({ post: post.get(v.post_id), person: person.get(v.person_id), created_at: v.created_at })), (v) => `${v.post} ${v.person}`),
     comments: comments.map(({ id: _id, post_id, author_id, ...c }) => ({ ...c, post: post.get(post_id), author: person.get(author_id) })),
-    changelog: archive.files.changelog,
+    changelog: changelog.map(({ id: _id, post_ids, url: u, admin_url, ...e }) => ({
+      ...e,
+      posts: post_ids.map((id: number) => post.get(id)),
+      url: url(u),
+      admin_url: url(admin_url),
+    })),
   };
 }
 
@@ -148,6 +165,16 @@ describe('moving in and out: export and import', () => {
     await made(`/api/v1/posts/${dark.id}/comments`, { body: 'We are on it' });
     expect((await api.patch(`/api/v1/posts/${dark.id}`, { status: 'planned' })).status).toBe(200);
     await made(`/api/v1/posts/${night.id}/merge`, { into: dark.id });
+    // The changelog: a draft, a scheduled and a published entry, linking posts (a private and a merged one too).
+    const draft = await made('/api/v1/changelog', { title: 'Notes on night themes', body: 'Still *writing* this', type: 'improved', post_ids: [night.id] });
+    const scheduled = await made('/api/v1/changelog', {
+      title: 'Private roadmaps',
+      type: 'new',
+      post_ids: [hidden.id, dark.id],
+      publish_at: '2099-01-01T09:00:00.000Z',
+    });
+    const shipped = await made('/api/v1/changelog', { title: 'Dark mode is here', body: 'Turn it on in **Settings**.', type: 'fixed', post_ids: [dark.id] });
+    expect((await made(`/api/v1/changelog/${shipped.id}/publish`, {})).state).toBe('published');
     // Secrets the workspace holds, none of which may leave in an export.
     const sso = await cliJson('sso', 'rotate', '--workspace', src.slug);
     const made_ = await runToEnd(
@@ -169,11 +196,11 @@ describe('moving in and out: export and import', () => {
       version: 1,
       workspace: { slug: src.slug, name: `Workspace ${src.slug}` },
       exported_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      counts: { boards: 2, people: 5, posts: 3, votes: 7, comments: 1, changelog: 0 },
+      counts: { boards: 2, people: 5, posts: 3, votes: 7, comments: 1, changelog: 3 },
     });
     expect(exported.counts).toEqual(a.manifest.counts);
     for (const [file, rows] of Object.entries(a.files)) expect(rows).toHaveLength(a.manifest.counts[file]);
-    for (const file of ['boards', 'people', 'posts', 'comments']) expect(ascending(a.files[file].map((r) => r.id))).toBe(true);
+    for (const file of ['boards', 'people', 'posts', 'comments', 'changelog']) expect(ascending(a.files[file].map((r) => r.id))).toBe(true);
     expect(a.files.votes.map((v) => `${v.post_id}`.padStart(12, '0') + v.person_id)).toEqual(a.files.votes.map((v) => `${v.post_id}`.padStart(12, '0') + v.person_id).sort());
     // The API's post, merged and private ones included, with its author's id.
     const apiDark = (await api.get(`/api/v1/posts/${dark.id}`)).body.data;
@@ -185,12 +212,25 @@ describe('moving in and out: export and import', () => {
     );
     expect(a.files.people.find((p) => p.email === src.member.email)!.member).toBe(true);
     expect(a.files.comments[0]).toEqual(expect.objectContaining({ body: 'We are on it', official: true, moderation: 'approved', author_id: src.member.id }));
-    expect(a.files.changelog).toEqual([]);
+    // Every entry, whatever its state: the API's entry with its linked posts' ids instead of the posts.
+    expect(a.files.changelog.map((e) => [e.id, e.state])).toEqual([
+      [draft.id, 'draft'],
+      [scheduled.id, 'scheduled'],
+      [shipped.id, 'published'],
+    ]);
+    for (const line of a.files.changelog) {
+      const { posts: linked, ...entry } = (await api.get(`/api/v1/changelog/${line.id}`)).body.data;
+      expect(line).toEqual({ ...entry, post_ids: linked.map((p: Row) => p.id) });
+    }
+    expect(a.files.changelog.map((e) => e.post_ids)).toEqual([[night.id], [dark.id, hidden.id].sort((x, y) => x - y), [dark.id]]);
+    expect(a.files.changelog[1].publish_at).toBe('2099-01-01T09:00:00.000Z');
+    expect(a.files.changelog[2].published_at).toEqual(expect.any(String));
     for (const secret of [src.key, keyHash, sso.secret, endpoint.secret, 'chorus_key_', 'whsec_']) expect(a.text).not.toContain(secret);
     expect(a.text).not.toMatch(/key_hash|_sealed|session|sign_in/i);
 
     // Into an empty workspace: dry run first, then for real.
     const dst = await emptyWorkspace();
+    const mailsBefore = smtp.accepted.length;
     const dry = await cliJson('import', '--workspace', dst.slug, first, '--dry-run');
     expect(dry).toEqual({ created: a.manifest.counts, skipped: zeros, errors: [] });
     expect(await count('posts', dst.id)).toBe(0);
@@ -209,9 +249,47 @@ describe('moving in and out: export and import', () => {
 
     // The same export again adds nothing.
     const again = await cliJson('import', '--workspace', dst.slug, first);
-    expect(again).toEqual({ created: zeros, skipped: { ...a.manifest.counts, changelog: 0 }, errors: [] });
+    expect(again).toEqual({ created: zeros, skipped: a.manifest.counts, errors: [] });
     expect(await count('posts', dst.id)).toBe(3);
     expect(await count('votes', dst.id)).toBe(7);
+    expect(await count('changelog_entries', dst.id)).toBe(3);
+    expect(await count('changelog_entry_posts', dst.id)).toBe(4);
+
+    // The published entry came in published, not published again: no event, no email, none to make
+    // (while the processor runs); the scheduled one waits for its time.
+    await sleep(1_500);
+    for (const table of ['outbox_events', 'webhook_deliveries', 'email_usage']) expect(await count(table, dst.id)).toBe(0);
+    const states: Row[] = await t.db.query(
+      `SELECT title, published_at, publish_at, mail_after FROM changelog_entries WHERE workspace_id = $1 ORDER BY id`,
+      [dst.id],
+    );
+    expect(states).toEqual([
+      { title: 'Notes on night themes', published_at: null, publish_at: null, mail_after: null },
+      { title: 'Private roadmaps', published_at: null, publish_at: new Date('2099-01-01T09:00:00.000Z'), mail_after: null },
+      { title: 'Dark mode is here', published_at: new Date(a.files.changelog[2].published_at), publish_at: null, mail_after: null },
+    ]);
+    expect(smtp.accepted.slice(mailsBefore).filter((m) => m.raw.includes(dst.slug))).toEqual([]);
+
+    // An entry linking a post the export does not hold is reported with its file and line; the rest goes in.
+    const lines = a.contents['changelog.ndjson'].trimEnd().split('\n');
+    const stray = { ...a.files.changelog[2], id: 999_999, title: 'Links a post from nowhere', post_ids: [dark.id, 888_888] };
+    const edited = join(dir, 'edited.tar.gz');
+    await writeFile(
+      edited,
+      await packArchive([
+        ['manifest.json', a.contents['manifest.json']],
+        ...(['boards', 'people', 'posts', 'votes', 'comments'] as const).map((f): [string, string] => [`${f}.ndjson`, a.contents[`${f}.ndjson`]]),
+        ['changelog.ndjson', [lines[0], JSON.stringify(stray), lines[1], lines[2]].join('\n') + '\n'],
+      ]),
+    );
+    const elsewhere = await emptyWorkspace();
+    const partial = await cliJson('import', '--workspace', elsewhere.slug, edited);
+    expect(partial).toEqual({
+      created: a.manifest.counts,
+      skipped: zeros,
+      errors: [{ file: 'changelog.ndjson', line: 2, message: 'post_ids: 888888 is not a post of this import' }],
+    });
+    expect(await count('changelog_entries', elsewhere.id)).toBe(3);
 
     // The running service shows what came in: its pages, and a search.
     const page = await new Visitor(t.baseUrl).get(`/${dst.slug}/ideas`);

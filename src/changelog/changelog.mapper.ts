@@ -2,7 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Links } from '../config/links';
 import { PostResponse, toPostResponse } from '../posts/post.mapper';
 import { ENTRY_STATES, ENTRY_TYPES, EntryState, EntryType } from './changelog-entry';
-import type { EntryRow, LinkedPostRow } from './changelog.store';
+import type { EntryRow, ExportedEntryRow, LinkedPostRow } from './changelog.store';
 
 /** A changelog entry as the API shows it. */
 @ApiSchema({ name: 'ChangelogEntry' })
@@ -63,4 +63,14 @@ export function toEntryResponse(row: EntryRow, posts: LinkedPostRow[], workspace
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
+}
+
+/** An entry as an export writes it: the API's entry with `post_ids` (ascending) instead of `posts`. */
+export type ExportedEntry = Omit<ChangelogEntryResponse, 'posts'> & { post_ids: number[] };
+
+export function toExportedEntry(row: ExportedEntryRow, workspaceSlug: string, links: Links): ExportedEntry {
+  const { posts: _posts, ...entry } = toEntryResponse(row, [], workspaceSlug, links);
+  const { url, admin_url, created_at, updated_at, ...fields } = entry;
+  // The API's order of fields, `post_ids` where `posts` is.
+  return { ...fields, post_ids: row.post_ids.map(Number), url, admin_url, created_at, updated_at };
 }

@@ -12,8 +12,8 @@ import { EventsStore } from '../outbox/events.store';
 import { EmailToQueue, OutboxDeliveries } from '../outbox/outbox-deliveries.service';
 import type { Actor, Reader } from '../posts/posts.service';
 import { CHANGELOG_PUBLISHED, EntryState, EntryType } from './changelog-entry';
-import { ChangelogEntryResponse, toEntryResponse } from './changelog.mapper';
-import { ChangelogStore, EntryRow, LinkedPostRow } from './changelog.store';
+import { ChangelogEntryResponse, ExportedEntry, toEntryResponse, toExportedEntry } from './changelog.mapper';
+import { ChangelogStore, EntryRow, ImportedEntry, LinkedPostRow } from './changelog.store';
 
 export interface NewEntry {
   title: string;
@@ -243,6 +243,28 @@ export class ChangelogService {
 
   setSubscribed(workspaceId: string, personId: string, on: boolean): Promise<void> {
     return this.store.setSubscribed(workspaceId, personId, on);
+  }
+
+  // -- Export and import (src/transfer), in the caller's transaction -----------------------
+
+  /**
+   * A page of the workspace's entries, every state, in ascending id order after `after`, as an
+   * export writes them (the API's entry with `post_ids`). `q`: the export's snapshot.
+   */
+  async exportPage(q: Queryable, workspace: { id: string; slug: string }, after: number | null, limit: number): Promise<ExportedEntry[]> {
+    const rows = await this.store.exportPage(q, workspace.id, after === null ? null : String(after), limit);
+    return rows.map((row) => toExportedEntry(row, workspace.slug, this.links));
+  }
+
+  /**
+   * Entries brought in by an import, in the state they had: a published one keeps its
+   * `published_at` and is not published again (no event, no email), a scheduled one waits for
+   * its `publish_at`. The linked posts must be the workspace's (the importer maps them).
+   * Answers the new ids, in order.
+   */
+  importEntries(tx: Tx, workspaceId: string, entries: ImportedEntry[]): Promise<number[]> {
+    if (entries.length === 0) return Promise.resolve([]);
+    return this.store.importEntries(tx, workspaceId, entries);
   }
 
   // ---------------------------------------------------------------------------------------

@@ -37,6 +37,24 @@ export interface EntryChange {
   by: string;
 }
 
+/** An entry as an export writes it: the entry's row, and its linked posts' ids in ascending order. */
+export type ExportedEntryRow = EntryRow & { post_ids: string[] };
+
+/**
+ * An entry an import brings, its state as it was (times as ISO 8601; created and updated none:
+ * now): published (`publishedAt`), scheduled (`publishAt`), or a draft (neither).
+ */
+export interface ImportedEntry {
+  title: string;
+  body: string;
+  type: EntryType;
+  publishAt: string | null;
+  publishedAt: string | null;
+  postIds: number[];
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
 /** An entry whose emails are being made: where its batches stand. */
 export interface MailingRow {
   id: string;
@@ -194,7 +212,65 @@ export class ChangelogStore {
       ORDER BY ${ORDER}`,
   );
 
+  /** The workspace's entries after `$2` by id, each with its linked posts' ids (an export's page). */
+  private static readonly EXPORT_PAGE = statement(
+    'changelog_export_page',
+    `SELECT ${COLUMNS},
+            ARRAY(SELECT l.post_id::text FROM changelog_entry_posts l
+                   WHERE l.workspace_id = $1 AND l.entry_id = e.id ORDER BY l.post_id) AS post_ids
+       FROM changelog_entries e
+      WHERE e.workspace_id = $1 AND e.id > $2 ORDER BY e.id LIMIT $3`,
+  );
+  private static readonly NEXT_IDS = statement(
+    'changelog_next_ids',
+    `SELECT nextval('changelog_entries_id_seq')::text AS id FROM generate_series(1, $1)`,
+  );
+  /**
+   * Entries brought in, in their state: no publisher, no creator, and no emails to make
+   * (`mail_after` null): an entry published elsewhere is not published again here.
+   */
+  private static readonly IMPORT = statement(
+    'changelog_import',
+    `INSERT INTO changelog_entries (workspace_id, id, title, body, type, publish_at, published_at, created_at, updated_at)
+     SELECT $1, r.id, r.title, r.body, r.type, CASE WHEN r.published_at IS NULL THEN r.publish_at END, r.published_at,
+            coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now())
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::timestamptz[])
+         AS r(id, title, body, type, publish_at, published_at, created_at, updated_at)`,
+  );
+  private static readonly IMPORT_LINKS = statement(
+    'changelog_import_links',
+    `INSERT INTO changelog_entry_posts (workspace_id, entry_id, post_id)
+     SELECT $1, l.entry_id, l.post_id FROM unnest($2::bigint[], $3::bigint[]) AS l(entry_id, post_id)
+     ON CONFLICT DO NOTHING`,
+  );
+
   constructor(protected readonly db: Database) {}
+
+  /** A page of the workspace's entries in ascending id order, after `after` (an export reads them so, in its snapshot). */
+  exportPage(q: Queryable, workspaceId: string, after: string | null, limit: number): Promise<ExportedEntryRow[]> {
+    return q.rows<ExportedEntryRow>(ChangelogStore.EXPORT_PAGE, [workspaceId, after ?? '0', limit]);
+  }
+
+  /** Brings entries in with their links, many a statement; answers their new ids, in order. */
+  async importEntries(tx: Tx, workspaceId: string, entries: ImportedEntry[]): Promise<number[]> {
+    const ids = (await tx.rows<{ id: string }>(ChangelogStore.NEXT_IDS, [entries.length])).map((row) => row.id);
+    tx.send(ChangelogStore.IMPORT, [
+      workspaceId,
+      ids,
+      entries.map((e) => e.title),
+      entries.map((e) => e.body),
+      entries.map((e) => e.type),
+      entries.map((e) => e.publishAt),
+      entries.map((e) => e.publishedAt),
+      entries.map((e) => e.createdAt),
+      entries.map((e) => e.updatedAt),
+    ]);
+    const links = entries.flatMap((e, i) => e.postIds.map((postId) => ({ entryId: ids[i], postId })));
+    if (links.length > 0) {
+      tx.send(ChangelogStore.IMPORT_LINKS, [workspaceId, links.map((l) => l.entryId), links.map((l) => l.postId)]);
+    }
+    return ids.map(Number);
+  }
 
   async insert(tx: Tx, workspaceId: string, entry: NewEntryRow): Promise<number> {
     const [row] = await tx.rows<{ id: string }>(ChangelogStore.INSERT, [

@@ -19,6 +19,7 @@ import { SsoTokenUses1763820001000 } from '../../migrations/1763820001000-SsoTok
 import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-DashboardSignIns';
 import { Changelog1763840000000 } from '../../migrations/1763840000000-Changelog';
 import { ImportedRecords1763850000000 } from '../../migrations/1763850000000-ImportedRecords';
+import { ImportedChangelog1763860000000 } from '../../migrations/1763860000000-ImportedChangelog';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -40,6 +41,7 @@ export const MIGRATIONS = [
   DashboardSignIns1763820002000,
   Changelog1763840000000,
   ImportedRecords1763850000000,
+  ImportedChangelog1763860000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */

@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { Injectable } from '@nestjs/common';
 import { pack as tarPack } from 'tar-stream';
+import { ChangelogService } from '../changelog/changelog.service';
 import { toCommentResponse } from '../comments/comment.mapper';
 import { Links } from '../config/links';
 import { Database, Queryable } from '../database/sql';
@@ -39,10 +40,10 @@ const PAGE = 2_000;
  * time, into temporary files (a tar entry's header states its size before its bytes), then
  * streamed into the tar; memory holds a page and the streams' buffers however big the
  * workspace. Nothing secret is read: no key or its hash, no endpoint or SSO secret, no session
- * or code.
+ * or code. The changelog's entries are read through the changelog (its service), in the same
+ * snapshot.
  *
- * What does not exist yet is written empty: `changelog.ndjson` (no changelog), and every
- * comment's `moderation` is `approved` (without moderation every comment is published).
+ * Every comment's `moderation` is `approved` (without moderation every comment is published).
  */
 @Injectable()
 export class ExportService {
@@ -50,6 +51,7 @@ export class ExportService {
     private readonly db: Database,
     private readonly store: TransferStore,
     private readonly links: Links,
+    private readonly changelog: ChangelogService,
   ) {}
 
   /**
@@ -141,8 +143,7 @@ export class ExportService {
       author_id: c.author_id,
       moderation: 'approved',
     }));
-    // No changelog exists yet: the file is there, empty.
-    await write<never>('changelog', async () => [], (row) => row);
+    await write<{ id: number }>('changelog', (after) => this.changelog.exportPage(q, workspace, after?.id ?? null, PAGE), (e) => e);
     return counts;
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { BoardsService } from '../boards/boards.service';
+import { ChangelogService } from '../changelog/changelog.service';
 import { normalEmail } from '../common/email-address';
 import { CommentsService } from '../comments/comments.service';
 import { Database, Tx } from '../database/sql';
@@ -35,13 +36,16 @@ type RecordOf<K extends SourceRecord['kind']> = Extract<SourceRecord, { kind: K 
 type Batched = Exclude<SourceRecord['kind'], 'error'>;
 
 /** Records written per statement, by kind. */
-const BATCH: Record<Batched, number> = { board: 500, person: 2_000, post: 2_000, vote: 5_000, comment: 2_000 };
-const FILE_OF: Record<Batched, keyof Counts> = { board: 'boards', person: 'people', post: 'posts', vote: 'votes', comment: 'comments' };
+const BATCH: Record<Batched, number> = { board: 500, person: 2_000, post: 2_000, vote: 5_000, comment: 2_000, entry: 500 };
+const FILE_OF: Record<Batched, keyof Counts> = { board: 'boards', person: 'people', post: 'posts', vote: 'votes', comment: 'comments', entry: 'changelog' };
 
 /** Lengths in code points, after trimming, as the API counts them (longer bodies are allowed for comments brought in). */
 const codePoints = (text: string) => [...text].length;
 const TITLE_MAX = 120;
 const BODY_MAX = 5_000;
+/** A changelog entry's, as the API's. */
+const ENTRY_TITLE_MIN = 4;
+const ENTRY_BODY_MAX = 20_000;
 
 /** Posts whose counts one statement changes. */
 const COUNTS_BATCH = 5_000;
@@ -55,11 +59,11 @@ const IN_FLIGHT = 4;
 class DryRun extends Error {}
 
 /**
- * Brings a source's boards, people, posts, votes and comments into an existing workspace, in
+ * Brings a source's boards, people, posts, votes, comments and changelog entries into an existing workspace, in
  * one transaction: all of it, or (the source failing midway, the key refused) none of it.
- * Quiet: no event is recorded, so no webhook, chat message or email follows, and no rate limit
- * or delivery quota is touched; the pages are told once, at commit, that the workspace changed.
- * Idempotent: every board, person (without an address), post and comment is remembered by its
+ * Quiet: no event is recorded, so no webhook, chat message or email follows (a published
+ * changelog entry comes in published, not published again), and no rate limit or delivery quota is touched; the pages are told once, at commit, that the workspace changed.
+ * Idempotent: every board, person (without an address), post, comment and entry is remembered by its
  * source's identity, and a vote is its post and person, so the same source again adds nothing.
  * People are found by their address's normal form, and come in as guests; people already there
  * keep what they are. Each write goes through the table's owner (its service, then its store), many rows a statement.
@@ -73,6 +77,7 @@ export class ImportService {
     private readonly boards: BoardsService,
     private readonly posts: PostsService,
     private readonly comments: CommentsService,
+    private readonly changelog: ChangelogService,
     private readonly events: EventsStore,
   ) {}
 
@@ -95,7 +100,14 @@ export class ImportService {
 
   /** What a run writes through: the owners' services (their stores), and its own store. */
   get stores() {
-    return { transfer: this.store, workspaces: this.workspaces, boards: this.boards, posts: this.posts, comments: this.comments };
+    return {
+      transfer: this.store,
+      workspaces: this.workspaces,
+      boards: this.boards,
+      posts: this.posts,
+      comments: this.comments,
+      changelog: this.changelog,
+    };
   }
 }
 
@@ -112,6 +124,8 @@ class ImportRun {
   private readonly postIds = new Map<string, number>();
   /** Post keys met in this run (a second one is a duplicate). */
   private readonly postKeys = new Set<string>();
+  /** Changelog entry keys met in this run. */
+  private readonly entryKeys = new Set<string>();
   private readonly merges: { postId: number; into: string; at: Where }[] = [];
   private pending: SourceRecord[] = [];
   private readonly flying: Promise<void>[] = [];
@@ -175,6 +189,9 @@ class ImportRun {
         break;
       case 'comment':
         await this.importComments(batch as RecordOf<'comment'>[]);
+        break;
+      case 'entry':
+        await this.importEntries(batch as RecordOf<'entry'>[]);
         break;
     }
     this.options.onProgress?.(this.report);
@@ -461,6 +478,43 @@ class ImportRun {
     for (const r of fresh) this.tally(this.postIds.get(r.postKey)!).comments++;
     this.s.transfer.remember(this.tx, this.ws, this.source, 'comment', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('comment', fresh.length, 0);
+  }
+
+  /**
+   * Changelog entries, through the changelog, in the state they had (published ones are not
+   * published again: no event, no email), linking the posts their source's post ids became here.
+   * An entry naming a post that is not in this import is reported, and left out.
+   */
+  private async importEntries(records: RecordOf<'entry'>[]): Promise<void> {
+    const valid = records.filter((r) => {
+      if (this.entryKeys.has(r.key)) return this.fail(r.at, `id: ${r.key} is listed twice`), false;
+      this.entryKeys.add(r.key);
+      const missing = r.postKeys.filter((key) => !this.postIds.has(key));
+      if (missing.length > 0) {
+        return this.fail(r.at, `post_ids: ${missing.join(', ')} ${missing.length === 1 ? 'is not a post' : 'are not posts'} of this import`), false;
+      }
+      return this.checkText(r.at, 'title', r.title.trim(), ENTRY_TITLE_MIN, TITLE_MAX) && this.checkText(r.at, 'body', r.body, 0, ENTRY_BODY_MAX);
+    });
+    const known = await this.s.transfer.known(this.tx, this.ws, this.source, 'changelog_entry', valid.map((r) => r.key));
+    const fresh = valid.filter((r) => !known.has(r.key));
+    this.count('entry', 0, valid.length - fresh.length);
+    if (fresh.length === 0) return;
+    const ids = await this.s.changelog.importEntries(
+      this.tx,
+      this.ws,
+      fresh.map((r) => ({
+        title: r.title.trim(),
+        body: r.body,
+        type: r.type,
+        publishAt: r.publishAt,
+        publishedAt: r.publishedAt,
+        postIds: r.postKeys.map((key) => this.postIds.get(key)!),
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+      })),
+    );
+    this.s.transfer.remember(this.tx, this.ws, this.source, 'changelog_entry', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
+    this.count('entry', fresh.length, 0);
   }
 
   /** Merges are set once every post is in, whatever their order. */

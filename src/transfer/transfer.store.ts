@@ -3,7 +3,7 @@ import { Queryable, statement, Tx } from '../database/sql';
 import type { PostCategory, PostStatus } from '../posts/post.entity';
 
 /** What a record of a source became here: `imported_records.kind`. */
-export type RecordKind = 'board' | 'person' | 'post' | 'comment';
+export type RecordKind = 'board' | 'person' | 'post' | 'comment' | 'changelog_entry';
 
 export interface ExportedBoardRow {
   id: string;

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
+import { ENTRY_STATES, ENTRY_TYPES, EntryState, EntryType } from '../../changelog/changelog-entry';
 import { POST_CATEGORIES, POST_STATUSES, PostCategory, PostStatus } from '../../posts/post.entity';
 import { EXPORT_FORMAT, EXPORT_VERSION, Manifest } from '../export.service';
 import { linesOf } from './lines';
@@ -160,8 +161,30 @@ function recordOf(file: string, o: Json, at: Where): SourceRecord {
         createdAt: timeOf(str(o.created_at)) ?? null,
       };
     }
-    default:
-      // changelog.ndjson: no changelog in this version; its entries are reported, not lost silently.
-      return bad('changelog entries are not imported by this version');
+    default: {
+      // changelog.ndjson
+      const key = id(o.id);
+      if (!key || typeof o.title !== 'string' || o.type === undefined || o.state === undefined) return bad('a changelog entry needs id, title, type and state');
+      if (!ENTRY_TYPES.includes(o.type as EntryType)) return bad(`type: "${String(o.type)}" is not one of ${ENTRY_TYPES.join(', ')}`);
+      if (!ENTRY_STATES.includes(o.state as EntryState)) return bad(`state: "${String(o.state)}" is not one of ${ENTRY_STATES.join(', ')}`);
+      const postKeys = o.post_ids === undefined || o.post_ids === null ? [] : Array.isArray(o.post_ids) ? o.post_ids.map(id) : undefined;
+      if (!postKeys || postKeys.some((k) => k === undefined)) return bad('post_ids: must be an array of post ids');
+      const publishAt = timeOf(str(o.publish_at));
+      const publishedAt = timeOf(str(o.published_at));
+      if (o.state === 'published' && !publishedAt) return bad('published_at: a published entry needs the time it was published');
+      if (o.state === 'scheduled' && !publishAt) return bad('publish_at: a scheduled entry needs the time it is to be published');
+      return {
+        kind: 'entry', at, key,
+        title: o.title,
+        body: str(o.body) ?? '',
+        type: o.type as EntryType,
+        // The state says which time counts: a draft has neither.
+        publishAt: o.state === 'scheduled' ? publishAt! : null,
+        publishedAt: o.state === 'published' ? publishedAt! : null,
+        postKeys: [...new Set(postKeys as string[])],
+        createdAt: timeOf(str(o.created_at)) ?? null,
+        updatedAt: timeOf(str(o.updated_at)) ?? null,
+      };
+    }
   }
 }

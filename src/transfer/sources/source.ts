@@ -1,3 +1,4 @@
+import type { EntryType } from '../../changelog/changelog-entry';
 import type { PostCategory, PostStatus } from '../../posts/post.entity';
 
 /** Where a record starts: a file (or a list of an API) and its line, the header being line 1. */
@@ -68,12 +69,29 @@ export type SourceRecord =
       official: boolean;
       createdAt: string | null;
     }
+  /**
+   * A changelog entry (a Chorus export's), in its state: published (`publishedAt`), scheduled
+   * (`publishAt`) or a draft (neither). `postKeys`: the keys of the posts it links.
+   */
+  | {
+      kind: 'entry';
+      at: Where;
+      key: string;
+      title: string;
+      body: string;
+      type: EntryType;
+      publishAt: string | null;
+      publishedAt: string | null;
+      postKeys: string[];
+      createdAt: string | null;
+      updatedAt: string | null;
+    }
   /** A row the source could read but not make sense of. */
   | { kind: 'error'; at: Where; message: string };
 
 /**
  * Where an import reads from. Records come in the order they depend on each other: boards,
- * people, posts, votes, comments.
+ * people, posts, votes, comments, changelog entries.
  */
 export interface ImportSource {
   /** The source's identity, remembered with every record it brought (`imported_records.source`). */
