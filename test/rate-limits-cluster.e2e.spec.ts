@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, parseRedisUrl } from '../src/config/app-config';
+import { RateLimitCounters } from '../src/rate-limit/counters';
 import { LimitsRedis } from '../src/rate-limit/limits-redis';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, getFrom } from './support/http';
@@ -6,12 +7,21 @@ import { runBuilt, toEnd } from './support/processes';
 import { redisServerInstalled } from './support/redis';
 import { RedisCluster } from './support/redis-cluster';
 import { startTestApp, TestApp } from './support/test-app';
+import { until } from './support/wait';
 
 // Long enough that the 306 requests of a plan, one after another on a loaded machine, all fall in one window.
 const WINDOW_MS = 120_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `n` requests for `ws`, alternating between the instances; their statuses in order. */
+/**
+ * Waits until each instance's cluster client is ready: until then an instance counts in itself
+ * ("Cluster isn't ready"), as it does while a node is lost, and two instances would not share.
+ */
+async function sharing(apps: TestApp[]): Promise<void> {
+  for (const t of apps) await until('the instance to reach the Redis Cluster', async () => (await t.app.get(RateLimitCounters).redisAnswers()) === true);
+}
+
 async function alternating(apps: TestApp[], ws: TestWorkspace, n: number): Promise<number[]> {
   const clients = apps.map((t) => new Client(t.baseUrl, ws.key));
   const statuses: number[] = [];
@@ -81,6 +91,7 @@ withCluster('rate limits on a three-node Redis Cluster (redis-servers of this te
     cluster = await RedisCluster.start({ nodes: 3, nodeTimeoutMs: 2_000 });
     const env = { REDIS_URL: cluster.url, RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) };
     [one, two] = [await startTestApp(env), await startTestApp(env)];
+    await sharing([one, two]);
   });
   afterAll(async () => {
     await Promise.all([one?.close(), two?.close()]);
@@ -113,6 +124,7 @@ withCluster('rate limits on a three-node Redis Cluster (redis-servers of this te
     const env = { REDIS_URL: cluster.url, RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), AUTH_FAILURE_LIMIT: '6' };
     const [a, b] = [await startTestApp(env), await startTestApp(env)];
     try {
+      await sharing([a, b]);
       const statuses: number[] = [];
       for (let i = 0; i < 10; i++) {
         const app = i % 2 === 0 ? a : b;
