@@ -28,6 +28,7 @@ const SUITES = [
   'addresses',
   'sign-in-replay',
   'changelog',
+  'transfer',
 ];
 
 module.exports = async () => {
