@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Queryable, statement, Tx } from '../database/sql';
-import type { PostCategory, PostStatus } from '../posts/post.entity';
+import type { PostRow } from '../posts/post.mapper';
 
 /** What a record of a source became here: `imported_records.kind`. */
 export type RecordKind = 'board' | 'person' | 'post' | 'comment' | 'changelog_entry';
@@ -24,26 +24,9 @@ export interface ExportedPersonRow {
   created_at: Date;
 }
 
-/** As PostRow (posts/post.mapper.ts), with the author's id. */
-export interface ExportedPostRow {
-  id: string;
-  title: string;
-  body: string;
-  category: PostCategory;
-  status: PostStatus;
-  votes: number;
-  comments_count: number;
-  pinned: boolean;
-  created_at: Date;
-  updated_at: Date;
-  board_id: string;
-  board_slug: string;
-  board_name: string;
+/** A post as the API reads it (PostRow), with the author's id. */
+export interface ExportedPostRow extends PostRow {
   author_id: string;
-  author_name: string;
-  merged_id: string | null;
-  merged_title: string | null;
-  merged_board_slug: string | null;
 }
 
 export interface ExportedVoteRow {
