@@ -1,7 +1,7 @@
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
-import { formToken, pageText, signedInMember, SITE_ORIGIN, ssoSigner, Visitor } from './support/site';
+import { formToken, pageText, sentSignIn, signedInMember, SITE_ORIGIN, ssoSigner, Visitor } from './support/site';
 import { startTestApp, TestApp } from './support/test-app';
 
 // The widget over HTTP: /widget.js, the /embed pages' framing policy and cookies, and the
@@ -95,6 +95,26 @@ describe('the widget', () => {
     // A post's address outside the frame's spelling is the frame's canonical one.
     const stale = await visitor.get(`/embed/${ws.slug}/ideas/p/${id}`);
     expect([stale.status, stale.location]).toEqual([301, `/embed/${ws.slug}/ideas/p/${id}-from-the-frame`]);
+  });
+
+  it('signs in with an emailed code inside the frame (JavaScript off), in the embed\'s cookies only; Vote leads there', async () => {
+    const visitor = new Visitor(t.baseUrl);
+    const board = await visitor.get(`/embed/${ws.slug}/ideas`);
+    const signIn = /<a href="(\/embed\/[^"]+\/sign-in\?redirect=[^"]+)">Sign in<\/a>/.exec(board.text)![1].replace(/&amp;/g, '&');
+    expect(signIn).toBe(`/embed/${ws.slug}/sign-in?redirect=${encodeURIComponent(`/embed/${ws.slug}/ideas`)}`);
+    expect(board.text).toMatch(new RegExp(`<a class="vote votes" href="/embed/${ws.slug}/sign-in\\?redirect=`));
+    const form = await visitor.get(signIn);
+    expect(form.status).toBe(200);
+    const redirect = `/embed/${ws.slug}/ideas`;
+    const sent = await visitor.post(`/embed/${ws.slug}/sign-in`, { _csrf: formToken(form.text, `/embed/${ws.slug}/sign-in`), email: 'coded@example.com', name: 'Cody Coded', redirect });
+    expect([sent.status, sent.location]).toEqual([303, `/embed/${ws.slug}/sign-in/code?redirect=${encodeURIComponent(redirect)}`]);
+    for (const cookie of sent.headers.getSetCookie()) expect(cookie).toMatch(/^__Secure-chorus\.embed-signin\..*Path=\/embed;.*Partitioned/);
+    const mail = await sentSignIn(t.db, 'coded@example.com');
+    const codePage = await visitor.follow(sent);
+    const done = await visitor.post(`/embed/${ws.slug}/sign-in/code`, { _csrf: formToken(codePage.text, `/embed/${ws.slug}/sign-in/code`), code: mail.code!, redirect });
+    expect([done.status, done.location]).toEqual([303, redirect]);
+    expect(pageText((await visitor.follow(done)).text)).toContain('Signed in as Cody Coded');
+    expect([...visitor.cookies.keys()].every((name) => name.startsWith('__Secure-chorus.embed'))).toBe(true);
   });
 
   it('refuses a token /sso would refuse in the frame too', async () => {
