@@ -101,6 +101,8 @@ describeInBrowser('the widget in Chromium (third-party cookies blocked)', () => 
 
     await frame.getByRole('button', { name: `Vote for "${title}": 1 vote` }).click();
     await frame.getByRole('button', { name: `Remove vote for "${title}": 2 votes` }).waitFor();
+    // CHORUS_DOCS_SCREENSHOTS=docs/images: the picture in docs/widget.md.
+    if (process.env.CHORUS_DOCS_SCREENSHOTS) await page.screenshot({ path: `${process.env.CHORUS_DOCS_SCREENSHOTS}/widget-panel.png` });
     await until('post.voted at the receiver', () => eventsOf('post.voted').some((d) => d.post.id === created.id && d.voter.name === 'Wid Get'));
 
     await frame.getByLabel('Title').fill(`Posted in the widget ${run}`);
