@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
+import { memberSignInLink } from '../src/web/shared/sign-in.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { axeViolations, describeInBrowser, startBrowserTest } from './support/browser';
 import type { TestWorkspace } from './support/factories';
@@ -210,7 +211,6 @@ describeInBrowser('the widget in Chromium (third-party cookies blocked)', () => 
   it('the dashboard shows the allowed origins and the snippet', async () => {
     const ctx = await newContext();
     const page = await ctx.newPage();
-    const { memberSignInLink } = await import('../src/web/shared/sign-in.service');
     await page.goto(await memberSignInLink(t.app, ws.id, ws.member.email));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.goto(`${base}/admin/widget`);

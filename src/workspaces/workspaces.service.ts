@@ -62,7 +62,11 @@ export class WorkspacesService {
   async setWidgetOrigins(workspaceId: string, text: string): Promise<string[]> {
     const parsed = parseWidgetOrigins(text);
     if ('error' in parsed) throw AppError.invalid('origins', parsed.error);
-    await this.store.setWidgetOrigins(workspaceId, parsed.origins);
+    await this.db.transaction(async (tx) => {
+      await this.store.setWidgetOrigins(tx, workspaceId, parsed.origins);
+      // The embed's pages name the origins they take messages from: the kept ones are stale.
+      this.events.announceSiteChange(tx, workspaceId);
+    });
     return parsed.origins;
   }
 

@@ -195,8 +195,8 @@ export class WorkspacesStore {
     return (await this.db.rows<{ widget_origins: string[] }>(SQL.widgetOrigins, [workspaceId]))[0]?.widget_origins ?? [];
   }
 
-  async setWidgetOrigins(workspaceId: string, origins: string[]): Promise<void> {
-    await this.db.rows(SQL.setWidgetOrigins, [workspaceId, origins]);
+  async setWidgetOrigins(tx: Tx, workspaceId: string, origins: string[]): Promise<void> {
+    await tx.rows(SQL.setWidgetOrigins, [workspaceId, origins]);
   }
 
   async ssoMadeAt(workspaceId: string): Promise<Date | null> {
