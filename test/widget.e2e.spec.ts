@@ -125,6 +125,10 @@ describe('the widget', () => {
     for (const token of [expired, forged]) {
       const answer = await visitor.get(`/embed/${ws.slug}/sso?token=${token}&redirect=/embed/${ws.slug}/ideas`);
       expect(answer.status).toBe(400);
+      // The refusal is shown in the frame's layout, its way back staying in the frame.
+      expect(answer.text).toContain(`<a href="/embed/${ws.slug}">`);
+      expect(answer.text).toContain('name="chorus-frame-origins"');
+      expect(frameAncestors(answer.headers.get('content-security-policy'))).toBe('https://app.example.com http://localhost:3000');
       expect(answer.headers.getSetCookie().filter((c) => !/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(c))).toEqual([]);
     }
   });
