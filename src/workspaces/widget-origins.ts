@@ -18,9 +18,9 @@ export function parseWidgetOrigins(text: string): { origins: string[] } | { erro
     if (!(HTTPS.test(line) || LOCALHOST.test(line)) || line.length > 260) {
       return { error: `Line ${i + 1} ("${line.slice(0, 80)}") is not an origin: use https://host or https://host:port, or http://localhost:port for development (no path, no trailing slash).` };
     }
-    const url = new URL(line);
-    const port = Number(url.port || 0);
+    const port = Number(/:(\d+)$/.exec(line.slice(8))?.[1] ?? 0);
     if (port > 65535) return { error: `Line ${i + 1} ("${line}") has a port above 65535.` };
+    const url = new URL(line);
     if (!origins.includes(url.origin)) origins.push(url.origin);
   }
   if (origins.length > MAX_WIDGET_ORIGINS) return { error: `At most ${MAX_WIDGET_ORIGINS} origins.` };
