@@ -196,6 +196,27 @@ describeInBrowser('the widget in Chromium (third-party cookies blocked)', () => 
     await ctx.close();
   });
 
+  it('identify() before the panel is opened signs in; a top-level /embed page acts on no message', async () => {
+    const { sign } = await ssoSigner(t.app, ws.id);
+    const ctx = await newContext();
+    const page = await ctx.newPage();
+    await page.goto(host.origin);
+    await page.waitForFunction(() => (globalThis as any).Chorus !== undefined);
+    const token = await sign({ email: `early-${run}@example.com`, name: 'Earl Early' }, { expiresIn: '5m' });
+    await page.evaluate((jwt) => (globalThis as any).Chorus.identify(jwt), token);
+    await page.getByRole('button', { name: 'Feedback' }).click();
+    await page.frameLocator('iframe[title="Feedback board"]').getByText('Signed in as Earl Early').waitFor();
+
+    const top = await ctx.newPage();
+    await top.goto(`${base}/embed/${ws.slug}/ideas`);
+    const unused = await sign({ email: `top-${run}@example.com`, name: 'Top Level' }, { expiresIn: '5m' });
+    await top.evaluate((jwt) => (globalThis as any).postMessage({ type: 'chorus:identify', token: jwt }, '*'), unused);
+    await sleep(1000);
+    expect(top.url()).toBe(`${base}/embed/${ws.slug}/ideas`);
+    expect(await top.getByText('Signed in as').count()).toBe(0);
+    await ctx.close();
+  });
+
   it('a page on an origin not allowed cannot frame it', async () => {
     const ctx = await newContext();
     const page = await ctx.newPage();
