@@ -36,6 +36,8 @@ module.exports = async () => {
     transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
     moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json'],
     testEnvironment: 'node',
+    // The widget's scripts are served as their functions' text: counters put in by coverage would break them.
+    coveragePathIgnorePatterns: ['/node_modules/', '<rootDir>/src/web/widget/'],
     globalSetup: '<rootDir>/test/support/global-setup.js',
     globalTeardown: '<rootDir>/test/support/global-teardown.js',
     // PGlite is a single session: tests on it run one file at a time.

@@ -13,6 +13,7 @@ import { serveOpenApi } from './openapi';
 import { pageRequests } from './web/shared/page-requests';
 import { isPagePath } from './web/shared/routes';
 import { securityHeaders } from './web/shared/security-headers';
+import { embedRequests } from './web/site/embed';
 import { orderRoutes } from './common/route-order';
 
 /** The HTTP application, with migrations applied first, initialised; not yet listening. Logs at LOG_LEVEL. */
@@ -30,6 +31,8 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.set('trust proxy', config.trustProxy);
   const metrics = app.get(MetricsService);
   app.use(observeRequests(logger, (req, res, seconds) => recordHttpRequest(metrics, req, res, seconds)));
+  // `/embed/<workspace>/…` (the widget's frame) is answered by the site's routes (site/embed.ts).
+  app.use(embedRequests());
   app.use(securityHeaders(app.get(Links)));
   // Pages (the site, the dashboard, the email links) take forms: pageRequests reads them.
   app.use(jsonBody(isPagePath));

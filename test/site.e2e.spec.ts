@@ -518,7 +518,7 @@ describe('the public site', () => {
 
   it('no workspace may take a name the service uses, nor a board the name of a site page', async () => {
     const workspaces = t.app.get(WorkspacesService);
-    for (const slug of ['admin', 'api', 'assets', 'docs', 'email', 'healthz', 'metrics', 'readyz']) {
+    for (const slug of ['admin', 'api', 'assets', 'docs', 'email', 'embed', 'healthz', 'metrics', 'readyz']) {
       await expect(workspaces.create({ name: slug, slug, plan: 'free' })).rejects.toThrow(/must not be one of the service's own paths: admin, api, assets/);
     }
     for (const slug of ['roadmap', 'sign-in', 'sign-out', 'sso']) {
@@ -527,7 +527,7 @@ describe('the public site', () => {
     // Every route the service answers begins with one of those names, or is a workspace's site.
     const router = t.app.getHttpAdapter().getInstance().router as { stack: { route?: { path: string } }[] };
     const firsts = new Set(router.stack.filter((l) => l.route).map((l) => l.route!.path.split('/')[1]));
-    const reserved = new Set(['admin', 'api', 'assets', 'docs', 'email', 'healthz', 'metrics', 'readyz', 'robots.txt', ':workspace']);
+    const reserved = new Set(['admin', 'api', 'assets', 'docs', 'email', 'healthz', 'metrics', 'readyz', 'robots.txt', 'widget.js', ':workspace']);
     expect([...firsts].filter((f) => !reserved.has(f))).toEqual([]);
   });
 });

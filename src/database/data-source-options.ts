@@ -20,6 +20,7 @@ import { DashboardSignIns1763820002000 } from '../../migrations/1763820002000-Da
 import { Changelog1763840000000 } from '../../migrations/1763840000000-Changelog';
 import { ImportedRecords1763850000000 } from '../../migrations/1763850000000-ImportedRecords';
 import { ImportedChangelog1763860000000 } from '../../migrations/1763860000000-ImportedChangelog';
+import { WidgetOrigins1763870000000 } from '../../migrations/1763870000000-WidgetOrigins';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -42,6 +43,7 @@ export const MIGRATIONS = [
   Changelog1763840000000,
   ImportedRecords1763850000000,
   ImportedChangelog1763860000000,
+  WidgetOrigins1763870000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */

@@ -4,7 +4,7 @@
  * pattern already refuses). A test walks the application's routes and fails if one begins with
  * a segment missing here.
  */
-export const RESERVED_ROOT_SEGMENTS = ['admin', 'api', 'assets', 'docs', 'email', 'healthz', 'metrics', 'readyz'] as const;
+export const RESERVED_ROOT_SEGMENTS = ['admin', 'api', 'assets', 'docs', 'email', 'embed', 'healthz', 'metrics', 'readyz'] as const;
 
 /** Segments under `/<workspace>/` that are the site's own pages, so no board may take them as its slug. */
 export const RESERVED_BOARD_SLUGS = ['roadmap', 'changelog', 'sign-in', 'sign-out', 'sso'] as const;

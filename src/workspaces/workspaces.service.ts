@@ -7,6 +7,7 @@ import { EventsStore } from '../outbox/events.store';
 import { PersonEntity, PersonKind } from './person.entity';
 import { Plan } from './plans';
 import { isReservedWorkspaceSlug, RESERVED_ROOT_SEGMENTS } from './reserved-slugs';
+import { parseWidgetOrigins } from './widget-origins';
 import { WorkspaceEntity } from './workspace.entity';
 import { ImportedPerson, Membership, WorkspacesStore } from './workspaces.store';
 
@@ -50,6 +51,23 @@ export class WorkspacesService {
     const workspace = await this.store.workspaceBySlug(slug);
     if (!workspace) throw AppError.notFound(`workspace "${slug}"`);
     return workspace;
+  }
+
+  /** The origins allowed to frame the workspace's widget. */
+  widgetOrigins(workspaceId: string): Promise<string[]> {
+    return this.store.widgetOrigins(workspaceId);
+  }
+
+  /** Replaces the widget's allowed origins with the lines typed (widget-origins.ts); a line that is not one saves nothing (400). */
+  async setWidgetOrigins(workspaceId: string, text: string): Promise<string[]> {
+    const parsed = parseWidgetOrigins(text);
+    if ('error' in parsed) throw AppError.invalid('origins', parsed.error);
+    await this.db.transaction(async (tx) => {
+      await this.store.setWidgetOrigins(tx, workspaceId, parsed.origins);
+      // The embed's pages name the origins they take messages from: the kept ones are stale.
+      this.events.announceSiteChange(tx, workspaceId);
+    });
+    return parsed.origins;
   }
 
   list(): Promise<WorkspaceEntity[]> {

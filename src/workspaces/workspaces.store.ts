@@ -63,6 +63,8 @@ const SQL = {
         SET previous_sealed = sso_secrets.secret_sealed, secret_sealed = EXCLUDED.secret_sealed,
             previous_expires_at = $4, rotated_at = EXCLUDED.rotated_at`,
   ),
+  widgetOrigins: statement('ws_widget_origins', `SELECT widget_origins FROM workspaces WHERE id = $1`),
+  setWidgetOrigins: statement('ws_set_widget_origins', `UPDATE workspaces SET widget_origins = $2::text[] WHERE id = $1`),
   ssoMadeAt: statement('sso_made_at', `SELECT rotated_at FROM sso_secrets WHERE workspace_id = $1`),
   ssoKeys: statement(
     'sso_keys',
@@ -186,6 +188,15 @@ export class WorkspacesStore {
     // The times are the database's, computed apart: Citus takes only immutable functions in DO UPDATE.
     const [{ now, until }] = await this.db.rows<{ now: Date; until: Date }>(SQL.ssoNow, [graceMs]);
     await this.db.count(SQL.ssoRotate, [workspaceId, sealed, now, until]);
+  }
+
+  /** The origins that may frame the workspace's widget (`/embed/…`), as saved. */
+  async widgetOrigins(workspaceId: string): Promise<string[]> {
+    return (await this.db.rows<{ widget_origins: string[] }>(SQL.widgetOrigins, [workspaceId]))[0]?.widget_origins ?? [];
+  }
+
+  async setWidgetOrigins(tx: Tx, workspaceId: string, origins: string[]): Promise<void> {
+    await tx.rows(SQL.setWidgetOrigins, [workspaceId, origins]);
   }
 
   async ssoMadeAt(workspaceId: string): Promise<Date | null> {

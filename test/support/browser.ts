@@ -21,12 +21,13 @@ export const describeInBrowser: (name: string, fn: () => void) => void = availab
   ? describe
   : (name, fn) => describe.skip(`${name} [SKIPPED: no Chromium at ${CHROMIUM}; apt-get install chromium]`, fn);
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more of Chromium's switches (the widget's test blocks third-party cookies). */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
     // Root in a container has no sandbox; the rest keeps Chromium from reaching for the network.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
 
@@ -58,7 +59,7 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
  * outbox processor sending to a real SMTP peer and local receivers; a workspace with a key; and
  * Chromium. `stop` undoes all of it.
  */
-export async function startBrowserTest(env: Record<string, string> = {}) {
+export async function startBrowserTest(env: Record<string, string> = {}, browserArgs: string[] = []) {
   const releaseLock = await holdProcessorLock();
   const smtp = await new MailServer().start();
   const receiver = await Receiver.start();
@@ -66,7 +67,7 @@ export async function startBrowserTest(env: Record<string, string> = {}) {
   const base = `http://127.0.0.1:${port}`;
   const t = await startTestApp({ PORT: String(port), PUBLIC_BASE_URL: base, BASE_URL: base, RUN_WORKER: 'true', SMTP_URL: smtp.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...env });
   const ws = await createWorkspace(t.app);
-  const browser = await launchBrowser();
+  const browser = await launchBrowser(browserArgs);
   return {
     t,
     ws,

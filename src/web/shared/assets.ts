@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EMBED_SCRIPT } from '../widget/embed-frame';
 import { STYLESHEET } from './stylesheet';
 
 /** The mark in the header and the tab: a speech bubble. */
@@ -25,6 +26,8 @@ function asset(base: string, extension: string, type: string, text: string): Ass
 export const ASSETS = {
   stylesheet: asset('chorus', 'css', 'text/css; charset=utf-8', STYLESHEET),
   icon: asset('icon', 'svg', 'image/svg+xml', ICON),
+  /** The widget's frame's script (/embed pages). */
+  embed: asset('embed', 'js', 'text/javascript; charset=utf-8', EMBED_SCRIPT),
 };
 
 export const ASSET_BY_NAME = new Map(Object.values(ASSETS).map((a) => [a.name, a]));

@@ -7,13 +7,20 @@ export interface CookieSpec {
   path: string;
   secure: boolean;
   maxAgeMs: number;
+  /**
+   * A cookie of a page shown in another site's frame (the widget's embed): `SameSite=None`, so
+   * that the frame sends it, `Partitioned` (CHIPS), so that browsers that block third-party
+   * cookies keep it, in a jar of that top-level site only, and always `Secure` (browsers take
+   * that over http on localhost and 127.0.0.1 too).
+   */
+  framed?: boolean;
 }
 
 /**
  * A cookie on a site served over https gets `Secure`, and the `__Host-` name when its path is
  * `/` (no Domain, so it can be neither set nor read by another host), else `__Secure-`.
  */
-export function cookieSpec(base: string, options: { path: string; secure: boolean; maxAgeMs: number }): CookieSpec {
+export function cookieSpec(base: string, options: { path: string; secure: boolean; maxAgeMs: number; framed?: boolean }): CookieSpec {
   const prefix = !options.secure ? '' : options.path === '/' ? '__Host-' : '__Secure-';
   return { name: `${prefix}${base}`, ...options };
 }
@@ -24,11 +31,16 @@ export function readCookie(req: Request, spec: CookieSpec): string | undefined {
   return parse(header)[spec.name];
 }
 
-/** HttpOnly and SameSite=Lax always: no script reads it, and no other site's form sends it. */
+/** HttpOnly always: no script reads it. SameSite=Lax (no other site's form sends it), but a framed one's (cookieSpec). */
+const rules = (spec: CookieSpec) =>
+  spec.framed
+    ? { path: spec.path, secure: true, httpOnly: true, sameSite: 'none' as const, partitioned: true }
+    : { path: spec.path, secure: spec.secure, httpOnly: true, sameSite: 'lax' as const };
+
 export function setCookie(res: Response, spec: CookieSpec, value: string, maxAgeMs = spec.maxAgeMs): void {
-  res.cookie(spec.name, value, { path: spec.path, secure: spec.secure, httpOnly: true, sameSite: 'lax', maxAge: maxAgeMs, encode: String });
+  res.cookie(spec.name, value, { ...rules(spec), maxAge: maxAgeMs, encode: String });
 }
 
 export function clearCookie(res: Response, spec: CookieSpec): void {
-  res.clearCookie(spec.name, { path: spec.path, secure: spec.secure, httpOnly: true, sameSite: 'lax' });
+  res.clearCookie(spec.name, rules(spec));
 }

@@ -20,6 +20,8 @@ export interface ErrorPageInput {
   path: string;
   /** The workspace, when the page belongs to one and it is public. */
   workspace?: { slug: string; name: string } | null;
+  /** In the widget's frame (`/embed/…`): its compact layout and script, and the way back stays in the frame. */
+  embed?: { origins: string[] } | null;
 }
 
 /**
@@ -30,7 +32,11 @@ export function renderErrorPage(input: ErrorPageInput, links: Links): string {
   const admin = input.path === '/admin' || input.path.startsWith('/admin/');
   const title = input.title ?? TITLES[input.status] ?? TITLES[500];
   const message = input.status === 404 ? 'There is nothing at this address. Check the link, or start again from the home page.' : input.message;
-  const home = admin ? links.adminPath('/admin') : input.workspace ? links.publicPath(`/${input.workspace.slug}`) : null;
+  const home = admin
+    ? links.adminPath('/admin')
+    : input.workspace
+      ? links.publicPath(`${input.embed ? '/embed' : ''}/${input.workspace.slug}`)
+      : null;
   return documentHtml(
     <Layout
       meta={{
@@ -40,7 +46,7 @@ export function renderErrorPage(input: ErrorPageInput, links: Links): string {
         siteName: input.workspace?.name ?? 'Chorus',
         noindex: true,
       }}
-      chrome={{ home: home ?? '#main', nav: [], assets: admin ? links.adminPath('') : links.publicPath('') }}
+      chrome={{ home: home ?? '#main', nav: [], assets: admin ? links.adminPath('') : links.publicPath(''), embed: input.embed ?? undefined }}
     >
       <div class="narrow">
         <h1>{title}</h1>

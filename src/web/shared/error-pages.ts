@@ -32,6 +32,7 @@ export class PageErrorWriter extends ErrorPages {
     res.setHeader('Cache-Control', 'no-store');
     res.type('html');
     const workspace = req.site?.workspace ?? null;
-    res.send(renderErrorPage({ status, title: error instanceof PageError ? error.title : undefined, message: error.message, path: req.path, workspace }, this.links));
+    const embed = req.site?.embed ? { origins: req.site.frameOrigins } : null;
+    res.send(renderErrorPage({ status, title: error instanceof PageError ? error.title : undefined, message: error.message, path: req.path, workspace, embed }, this.links));
   }
 }

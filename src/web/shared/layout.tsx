@@ -33,6 +33,11 @@ export interface Chrome {
   account?: Html;
   /** Where this area's assets are served (the public site's or the dashboard's base path). */
   assets: string;
+  /**
+   * In the widget's frame: the compact layout (no footer, a smaller header), the frame's script,
+   * and the origins whose messages it acts on.
+   */
+  embed?: { origins: string[] };
 }
 
 /** Every page's frame: head with its metadata, a header with the workspace's navigation, one main landmark, a footer. */
@@ -57,8 +62,10 @@ export function Layout({ meta, chrome, children }: { meta: PageMeta; chrome: Chr
         {meta.next ? <link rel="next" href={meta.next} /> : null}
         <link rel="icon" type="image/svg+xml" href={`${chrome.assets}/assets/${ASSETS.icon.name}`} />
         <link rel="stylesheet" href={`${chrome.assets}/assets/${ASSETS.stylesheet.name}`} />
+        {chrome.embed ? <meta name="chorus-frame-origins" content={chrome.embed.origins.join(' ')} /> : null}
+        {chrome.embed ? <script src={`${chrome.assets}/assets/${ASSETS.embed.name}`} defer></script> : null}
       </head>
-      <body>
+      <body class={chrome.embed ? 'compact' : undefined}>
         <a class="skip" href="#main">
           Skip to content
         </a>
@@ -84,9 +91,11 @@ export function Layout({ meta, chrome, children }: { meta: PageMeta; chrome: Chr
         <main id="main" class="wrap">
           {children}
         </main>
-        <footer class="site-footer">
-          <div class="wrap">Feedback by Chorus</div>
-        </footer>
+        {chrome.embed ? null : (
+          <footer class="site-footer">
+            <div class="wrap">Feedback by Chorus</div>
+          </footer>
+        )}
       </body>
     </html>
   );

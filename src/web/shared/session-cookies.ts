@@ -48,4 +48,21 @@ export class SessionCookies {
       signIn: cookieSpec(`chorus-signin.${workspaceSlug}`, { ...rules, maxAgeMs: SIGN_IN_LIFETIME_MS }),
     };
   }
+
+  /**
+   * The cookies of a workspace's site inside the widget's frame (`/embed/<slug>/…`): the same
+   * visitor sessions, in cookies of their own that are HttpOnly, Secure, SameSite=None and
+   * Partitioned (cookies.ts), on path `/embed`, so that a first-party visit to the site never
+   * sends them (nor does the embed read the site's). Their names begin `chorus.embed`
+   * (`chorus.embed.<slug>`, `chorus.embed-signin.<slug>`): a dot after `chorus`, unlike the
+   * site's, and not the dashboard's `chorus.admin…`.
+   */
+  embed(workspaceSlug: string): AreaCookies {
+    const rules = { path: this.links.publicPath('/embed'), secure: this.links.siteIsHttps, framed: true };
+    return {
+      kind: 'visitor',
+      session: cookieSpec(`chorus.embed.${workspaceSlug}`, { ...rules, maxAgeMs: SESSION_LIFETIME_MS.visitor }),
+      signIn: cookieSpec(`chorus.embed-signin.${workspaceSlug}`, { ...rules, maxAgeMs: SIGN_IN_LIFETIME_MS }),
+    };
+  }
 }

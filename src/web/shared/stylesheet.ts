@@ -49,6 +49,8 @@ p { margin: 0 0 .75rem; }
 .site-header nav a:hover, .site-header nav a[aria-current] { text-decoration: underline; }
 .who { color: var(--muted); }
 main.wrap { padding-top: 1.5rem; padding-bottom: 3rem; overflow-wrap: break-word; }
+.compact .site-header .wrap { min-height: 2.5rem; padding-top: .25rem; padding-bottom: .25rem; font-size: .9375rem; }
+.compact main.wrap { padding-top: 1rem; padding-bottom: 1.5rem; }
 .site-footer { color: var(--muted); font-size: .875rem; padding: 1.5rem 0 2rem; border-top: 1px solid var(--border); }
 .lead { color: var(--muted); margin-top: -.25rem; }
 /* What users wrote: its direction from its own text (as dir=auto), isolated from ours, and long words broken. */

@@ -34,7 +34,7 @@ export class SiteActionsController {
     const site = req.site!;
     const { post } = await this.site.actionablePost(site, postIdOf(segment));
     await this.actions.vote(site, post, form.intent !== 'remove');
-    return new Redirect(this.paths.back(site.workspace.slug, form.back));
+    return new Redirect(this.paths.back(site, form.back));
   }
 
   @Post('p/:post/comments')
@@ -42,7 +42,7 @@ export class SiteActionsController {
   async comment(@Req() req: ChorusRequest, @Param('post') segment: string, @Body() form: Form): Promise<Redirect | Page> {
     const site = req.site!;
     const { post, board } = await this.site.actionablePost(site, postIdOf(segment));
-    const here = this.paths.local(post.url);
+    const here = this.paths.local(site, post.url);
     const outcome = await this.actions.comment(site, post, form);
     if ('done' in outcome) return new Redirect(`${here}#comment-${outcome.done.id}`);
     const html = await this.views.post(site, post, board, here, { values: typed(form, ['body']), errors: outcome.errors });
@@ -55,8 +55,8 @@ export class SiteActionsController {
     const site = req.site!;
     const board = await this.site.board(site, slug);
     const outcome = await this.actions.post(site, board, form);
-    if ('done' in outcome) return new Redirect(this.paths.local(outcome.done.url));
-    const here = this.paths.of(site.workspace.slug, `/${board.slug}`);
+    if ('done' in outcome) return new Redirect(this.paths.local(site, outcome.done.url));
+    const here = this.paths.of(site, `/${board.slug}`);
     const values = typed(form, ['title', 'body', 'category']);
     const html = await this.views.board(site, board, { sort: 'new', offset: 0 }, here, { values, errors: outcome.errors });
     return new Page(html, { public: false }, 400);

@@ -41,8 +41,8 @@ export class SiteChangelogController {
   private shown(site: SiteContext, entry: ChangelogEntryResponse): ShownEntry {
     return {
       entry,
-      href: this.paths.local(entry.url),
-      posts: entry.posts.map((post) => ({ title: post.title, href: this.paths.local(post.url) })),
+      href: this.paths.local(site, entry.url),
+      posts: entry.posts.map((post) => ({ title: post.title, href: this.paths.local(site, post.url) })),
     };
   }
 
@@ -52,7 +52,7 @@ export class SiteChangelogController {
     const site = req.site!;
     const offset = /^\d{1,9}$/.test(offsetText ?? '') ? Number(offsetText) : 0;
     const page = await this.changelog.listPublished(readerOf(site), { limit: CHANGELOG_PAGE_SIZE, offset });
-    const base = this.paths.of(site.workspace.slug, '/changelog');
+    const base = this.paths.of(site, '/changelog');
     const at = (n: number) => (n > 0 ? `${base}?offset=${n}` : base);
     const frame = this.paths.frame(site, this.links.publicPath(pageAddress(req.originalUrl, ['offset'])));
     const subscription = site.visitor
@@ -83,10 +83,10 @@ export class SiteChangelogController {
   async entry(@Req() req: ChorusRequest, @Param('entry') segment: string): Promise<Page | Redirect> {
     const site = req.site!;
     const entry = await this.changelog.getPublished(readerOf(site), entryIdOf(segment));
-    const own = this.paths.local(entry.url);
+    const own = this.paths.local(site, entry.url);
     if (this.links.publicPath(req.path) !== own) return new Redirect(own, 301);
     const frame = this.paths.frame(site, own);
-    const html = entryPage(frame, { shown: this.shown(site, entry), own: this.paths.url(site.workspace.slug), back: this.paths.of(site.workspace.slug, '/changelog') });
+    const html = entryPage(frame, { shown: this.shown(site, entry), own: this.paths.url(site.workspace.slug), back: this.paths.of(site, '/changelog') });
     return new Page(html, publicCaching(site));
   }
 
@@ -97,6 +97,6 @@ export class SiteChangelogController {
     const site = req.site!;
     if (!site.visitor) throw AppError.notFound('page');
     await this.changelog.setSubscribed(site.workspace.id, site.visitor.personId, form.intent !== 'remove');
-    return new Redirect(this.paths.of(site.workspace.slug, '/changelog'));
+    return new Redirect(this.paths.of(site, '/changelog'));
   }
 }

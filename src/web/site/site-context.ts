@@ -1,3 +1,4 @@
+import type { AreaCookies } from '../shared/session-cookies';
 import type { Session } from '../shared/sessions.service';
 
 /** A workspace as its public site shows it. */
@@ -16,6 +17,12 @@ export interface SiteContext {
   anonymous: boolean;
   /** The workspace's pages' version, read before anything the page shows (PageCache). */
   version: string | null;
+  /** Shown in the widget's frame (`/embed/<workspace>/…`): the compact layout, links under /embed, the embed's cookies. */
+  embed: boolean;
+  /** The cookies of this door: the site's, or the embed's. */
+  cookies: AreaCookies;
+  /** In the frame: the origins allowed to frame it (and to message it). */
+  frameOrigins: string[];
 }
 
 /** The visitor as the services that act for them see them (an API key's creator, elsewhere). */
@@ -31,5 +38,7 @@ declare module '../../common/request-context' {
   interface ChorusRequest {
     /** On a page of a workspace's public site: the workspace and who is signed in (the site's guard). */
     site?: SiteContext;
+    /** Asked for under `/embed/` (the widget's frame): see site/embed.ts. */
+    embed?: boolean;
   }
 }

@@ -32,12 +32,12 @@ export class SitePageViews {
 
   async board(site: SiteContext, board: BoardEntity, query: BoardQuery, here: string, form: FormState): Promise<string> {
     const { page, voted } = await this.site.boardPage(site, board, query);
-    const base = this.paths.of(site.workspace.slug, `/${board.slug}`);
+    const base = this.paths.of(site, `/${board.slug}`);
     const link = (change: Partial<BoardQuery>) => base + boardSearch({ ...query, ...change });
     return boardPage(this.paths.frame(site, here), {
       board,
       query,
-      posts: page.data.map((post) => ({ post, href: this.paths.local(post.url), voted: voted.has(post.id) })),
+      posts: page.data.map((post) => ({ post, href: this.paths.local(site, post.url), voted: voted.has(post.id) })),
       link,
       feed: `${base}/feed.atom`,
       canonical: this.paths.url(site.workspace.slug, `/${board.slug}${boardSearch(query)}`),
@@ -50,16 +50,16 @@ export class SitePageViews {
 
   async post(site: SiteContext, post: PostResponse, board: BoardEntity, here: string, form: FormState): Promise<string> {
     const [comments, voted, shipped] = await Promise.all([this.site.comments(site, post), this.site.votedBy(site, [post]), this.site.shippedIn(site, post)]);
-    const href = this.paths.local(post.url);
+    const href = this.paths.local(site, post.url);
     return postPage(this.paths.frame(site, here), {
       board,
-      boardHref: this.paths.of(site.workspace.slug, `/${board.slug}`),
+      boardHref: this.paths.of(site, `/${board.slug}`),
       listed: { post, href, voted: voted.has(post.id) },
       comments,
       canonical: post.url,
       form,
       commentAction: `${href}/comments`,
-      shippedIn: shipped.map((entry) => ({ title: entry.title, href: this.paths.local(entry.url) })),
+      shippedIn: shipped.map((entry) => ({ title: entry.title, href: this.paths.local(site, entry.url) })),
     });
   }
 }

@@ -51,7 +51,7 @@ export class SitePagesController {
     const boards = await this.site.home(site);
     const frame = this.paths.frame(site, this.links.publicPath(pageAddress(req.originalUrl)));
     const html = homePage(frame, {
-      boards: boards.map((board) => ({ board, href: this.paths.of(site.workspace.slug, `/${board.slug}`) })),
+      boards: boards.map((board) => ({ board, href: this.paths.of(site, `/${board.slug}`) })),
       canonical: this.paths.url(site.workspace.slug),
     });
     return new Page(html, publicCaching(site));
@@ -63,7 +63,7 @@ export class SitePagesController {
     const columns = await this.site.roadmap(site);
     const frame = this.paths.frame(site, this.links.publicPath(pageAddress(req.originalUrl)));
     const html = roadmapPage(frame, {
-      columns: columns.map((c) => ({ status: c.status, posts: c.posts.map((post) => ({ post, href: this.paths.local(post.url) })) })),
+      columns: columns.map((c) => ({ status: c.status, posts: c.posts.map((post) => ({ post, href: this.paths.local(site, post.url) })) })),
       canonical: this.paths.url(site.workspace.slug, '/roadmap'),
     });
     return new Page(html, publicCaching(site));
@@ -108,9 +108,9 @@ export class SitePagesController {
   async post(@Req() req: ChorusRequest, @Param('board') boardSlug: string, @Param('post') segment: string): Promise<Page | Redirect> {
     const site = req.site!;
     const found = await this.site.post(site, postIdOf(segment));
-    if ('moved' in found) return new Redirect(this.paths.local(found.moved), 301);
-    const own = this.paths.local(found.post.url);
-    if (this.links.publicPath(req.path) !== own) return new Redirect(own + (req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : ''), 301);
+    if ('moved' in found) return new Redirect(this.paths.local(site, found.moved), 301);
+    const own = this.paths.local(site, found.post.url);
+    if (this.paths.requested(site, req.path) !== own) return new Redirect(own + (req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : ''), 301);
     return new Page(await this.views.post(site, found.post, found.board, own, emptyForm()), publicCaching(site));
   }
 }

@@ -11,7 +11,7 @@ import { PageError } from '../shared/page-error';
 import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
 import { PageSessions } from '../shared/page-sessions';
-import { AreaCookies, SessionCookies } from '../shared/session-cookies';
+import type { AreaCookies } from '../shared/session-cookies';
 import { SignInDto } from '../shared/sign-in.dto';
 import { SignInService } from '../shared/sign-in.service';
 import type { SiteContext } from './site-context';
@@ -34,14 +34,13 @@ export class SiteSignInController {
     private readonly sso: SsoService,
     private readonly workspaces: WorkspacesService,
     private readonly pages: PageSessions,
-    private readonly cookies: SessionCookies,
     private readonly paths: SitePaths,
     private readonly links: Links,
   ) {}
 
   @Get('sign-in')
   form(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Query('redirect') redirect: unknown): Page {
-    return this.signInForm(req, res, this.paths.back(req.site!.workspace.slug, redirect), emptyForm());
+    return this.signInForm(req, res, this.paths.back(req.site!, redirect), emptyForm());
   }
 
   @Post('sign-in')
@@ -49,7 +48,7 @@ export class SiteSignInController {
   @HttpCode(303)
   async send(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
     const site = req.site!;
-    const redirect = this.paths.back(site.workspace.slug, form.redirect);
+    const redirect = this.paths.back(site, form.redirect);
     const typed = { email: form.email ?? '', name: form.name ?? '' };
     const checked = await validateForm(SignInDto, typed, ['email', 'name']);
     if ('errors' in checked) return this.signInForm(req, res, redirect, { values: typed, errors: checked.errors }, 400);
@@ -69,7 +68,7 @@ export class SiteSignInController {
 
   @Get('sign-in/code')
   async code(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Query('redirect') redirect: unknown): Promise<Page> {
-    return this.codeForm(req, res, this.paths.back(req.site!.workspace.slug, redirect), emptyForm());
+    return this.codeForm(req, res, this.paths.back(req.site!, redirect), emptyForm());
   }
 
   @Post('sign-in/code')
@@ -77,7 +76,7 @@ export class SiteSignInController {
   @HttpCode(303)
   async enter(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Page | Redirect> {
     const site = req.site!;
-    const redirect = this.paths.back(site.workspace.slug, form.redirect);
+    const redirect = this.paths.back(site, form.redirect);
     const claim = await this.signIn.checkCode(site.workspace.id, 'visitor', this.pages.keepFlow(req, res, this.area(req)), form.code ?? '');
     if (typeof claim === 'string') return this.codeForm(req, res, redirect, { values: {}, errors: { _form: claim } }, 400);
     await this.startSession(req, res, claim.email, claim.name, false);
@@ -90,10 +89,10 @@ export class SiteSignInController {
     const problem = await this.signIn.checkLink(site.workspace.id, 'visitor', token);
     const html = linkPage(this.paths.frame(site, this.here(req)), {
       problem,
-      action: this.paths.of(site.workspace.slug, `/sign-in/link/${token}`),
+      action: this.paths.of(site, `/sign-in/link/${token}`),
       token: this.pages.signInForm(req, res, this.area(req)).token,
       canonical: this.paths.url(site.workspace.slug, '/sign-in'),
-      again: this.paths.of(site.workspace.slug, '/sign-in'),
+      again: this.paths.of(site, '/sign-in'),
     });
     return new Page(html, PRIVATE, problem ? 410 : 200);
   }
@@ -106,7 +105,7 @@ export class SiteSignInController {
     const claim = await this.signIn.useLink(site.workspace.id, 'visitor', token);
     if (typeof claim === 'string') throw new PageError(410, 'This link no longer works', claim);
     await this.startSession(req, res, claim.email, claim.name, false);
-    return new Redirect(this.paths.home(site.workspace.slug));
+    return new Redirect(this.paths.home(site));
   }
 
   /** `/<workspace>/sso?token=<jwt>&redirect=<path>`: the customer's app vouches for its user. */
@@ -127,7 +126,7 @@ export class SiteSignInController {
       throw error;
     }
     await this.startSession(req, res, who.email, who.name, true);
-    return new Redirect(this.paths.back(site.workspace.slug, redirect));
+    return new Redirect(this.paths.back(site, redirect));
   }
 
   @Post('sign-out')
@@ -135,7 +134,7 @@ export class SiteSignInController {
   async signOut(@Req() req: ChorusRequest, @Res({ passthrough: true }) res: Response, @Body() form: Form): Promise<Redirect> {
     const site = req.site!;
     await this.pages.end(res, this.area(req), site.visitor!);
-    return new Redirect(this.paths.back(site.workspace.slug, form.back));
+    return new Redirect(this.paths.back(site, form.back));
   }
 
   /** A new session (a new id at every sign-in, the one before ended), and its cookie. */
@@ -145,9 +144,9 @@ export class SiteSignInController {
     await this.pages.start(res, this.area(req), site.workspace.id, person.id, site.visitor);
   }
 
-  /** The cookies of this workspace's site. */
+  /** The cookies of this workspace's site (or of its embed, in the widget's frame). */
   private area(req: ChorusRequest): AreaCookies {
-    return this.cookies.site(req.site!.workspace.slug);
+    return req.site!.cookies;
   }
 
   private here(req: ChorusRequest): string {
@@ -155,15 +154,15 @@ export class SiteSignInController {
   }
 
   private codePath(site: SiteContext, redirect: string): string {
-    const path = this.paths.of(site.workspace.slug, '/sign-in/code');
-    return redirect === this.paths.home(site.workspace.slug) ? path : `${path}?redirect=${encodeURIComponent(redirect)}`;
+    const path = this.paths.of(site, '/sign-in/code');
+    return redirect === this.paths.home(site) ? path : `${path}?redirect=${encodeURIComponent(redirect)}`;
   }
 
   private signInForm(req: ChorusRequest, res: Response, redirect: string, form: FormState, status = 200): Page {
     const site = req.site!;
     const html = signInPage(this.paths.frame(site, this.here(req)), {
       form,
-      action: this.paths.of(site.workspace.slug, '/sign-in'),
+      action: this.paths.of(site, '/sign-in'),
       token: this.pages.signInForm(req, res, this.area(req)).token,
       redirect,
       canonical: this.paths.url(site.workspace.slug, '/sign-in'),
@@ -176,12 +175,12 @@ export class SiteSignInController {
     const { flow, token } = this.pages.signInForm(req, res, this.area(req));
     const html = codePage(this.paths.frame(site, this.here(req)), {
       form,
-      action: this.paths.of(site.workspace.slug, '/sign-in/code'),
+      action: this.paths.of(site, '/sign-in/code'),
       token,
       redirect,
       canonical: this.paths.url(site.workspace.slug, '/sign-in'),
       email: await this.signIn.pendingEmail(site.workspace.id, 'visitor', flow),
-      again: this.paths.signIn(site.workspace.slug, redirect),
+      again: this.paths.signIn(site, redirect),
     });
     return new Page(html, PRIVATE, status);
   }

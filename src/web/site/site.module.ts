@@ -6,6 +6,7 @@ import { PostsModule } from '../../posts/posts.module';
 import { WorkspacesModule } from '../../workspaces/workspaces.module';
 import { WebSharedModule } from '../shared/web.module';
 import { RobotsController } from './robots.controller';
+import { WidgetController } from '../widget/widget.controller';
 import { SiteActionsController } from './site-actions.controller';
 import { SiteChangelogController } from './site-changelog.controller';
 import { SitePageViews } from './site-page-views';
@@ -24,7 +25,7 @@ import { VisitorActionsService } from './visitor-actions.service';
  */
 @Module({
   imports: [WebSharedModule, WorkspacesModule, BoardsModule, PostsModule, CommentsModule, ChangelogModule],
-  controllers: [RobotsController, SiteSignInController, SiteChangelogController, SiteActionsController, SitePagesController],
+  controllers: [WidgetController, RobotsController, SiteSignInController, SiteChangelogController, SiteActionsController, SitePagesController],
   providers: [SiteService, SitePaths, SitePageViews, SiteGuard, VisitorActionsService],
 })
 export class SiteModule {}

@@ -20,6 +20,8 @@ export interface SiteFrame {
   };
   /** This page's own path (forms come back to it). */
   here: string;
+  /** In the widget's frame: the origins allowed to frame it (the compact layout). */
+  embed: { origins: string[] } | null;
 }
 
 /** A page of a workspace's public site: its header names the workspace, links home, to the roadmap and the changelog, and signs in or out. */
@@ -51,6 +53,7 @@ export function sitePage(frame: SiteFrame, meta: Omit<PageMeta, 'siteName'>, cur
         ],
         account,
         assets: frame.paths.assets,
+        embed: frame.embed ?? undefined,
       }}
     >
       {body}
