@@ -194,7 +194,7 @@ describe('chorus CLI', () => {
 
     const reserved = await cli('workspace', 'create', '--name', 'Admin', '--slug', 'admin', '--plan', 'pro');
     expect(reserved.code).toBe(1);
-    expect(reserved.stderr).toMatch(/slug: must not be one of the service's own paths: admin, api, assets, docs, email, healthz, metrics, readyz/);
+    expect(reserved.stderr).toMatch(/slug: must not be one of the service's own paths: admin, api, assets, docs, email, embed, healthz, metrics, readyz/);
 
     const unknown = await cli('frobnicate');
     expect(unknown.code).toBe(2);
