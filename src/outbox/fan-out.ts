@@ -66,6 +66,7 @@ export class FanOut {
       if (events.length === 0) return 0;
       const endpoints = await this.endpoints.forEvents(tx, events, workspaceId);
       const made: NewDelivery[] = [];
+      let inline = 0; // voter emails made in this transaction
       const add = (event: OutboxEvent, id: string, endpointId: string | null, recipient: string | null, body: string) =>
         made.push({
           workspace_id: event.workspace_id,
@@ -86,8 +87,21 @@ export class FanOut {
           }
           const change = statusChangeForVoters(event);
           if (change) {
-            // The voters are emailed in batches afterwards (runMailings): here, only the job.
+            // The first voters (up to what is left of this transaction's `batchSize`) are
+            // emailed here, with the event; any others in batches afterwards (runMailings),
+            // from a job recorded here, from the last address emailed here.
+            const limit = this.batchSize - inline;
+            const voters =
+              limit > 0
+                ? await this.deliveries.votersToEmail(tx, event.workspace_id, change.post.id, change.post.board.id!, event.actor_id, '', limit)
+                : [];
+            inline += voters.length;
+            for (const to of voters) {
+              add(event, randomUUID(), null, to, emailBody(change, to, this.unsubscribeUrl(event.workspace_id, to)));
+            }
+            if (voters.length < limit) continue;
             this.mailings.insert(tx, {
+              mail_after: voters.length > 0 ? voters[voters.length - 1] : '',
               workspace_id: event.workspace_id,
               event_id: event.id,
               event_type: event.type,

@@ -25,8 +25,8 @@ export interface VoterMailingRow {
 export class VoterMailingsStore {
   private static readonly INSERT = statement(
     'voter_mailing_insert',
-    `INSERT INTO voter_mailings (workspace_id, event_id, event_type, event_created_at, post_id, board_id, actor_id, data)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+    `INSERT INTO voter_mailings (workspace_id, event_id, event_type, event_created_at, post_id, board_id, actor_id, data, mail_after)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
   );
   private static readonly LIST = statement(
     'voter_mailing_list',
@@ -49,7 +49,7 @@ export class VoterMailingsStore {
 
   constructor(private readonly db: Database) {}
 
-  insert(tx: Tx, row: Omit<VoterMailingRow, 'mail_after'>): void {
+  insert(tx: Tx, row: VoterMailingRow): void {
     tx.send(VoterMailingsStore.INSERT, [
       row.workspace_id,
       row.event_id,
@@ -59,6 +59,7 @@ export class VoterMailingsStore {
       row.board_id,
       row.actor_id,
       row.data,
+      row.mail_after,
     ]);
   }
 
