@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoardsService } from '../src/boards/boards.service';
 import { SecretBox } from '../src/common/secret-box';
+import { FanOut } from '../src/outbox/fan-out';
+import { OutboxProcessor } from '../src/outbox/outbox.processor';
 import { PostsService } from '../src/posts/posts.service';
 import { secretContext } from '../src/webhooks/endpoints.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
@@ -553,6 +555,73 @@ describe('voter email', () => {
       await sleep(300);
       expect(smtp.to(domain).filter((m) => m.envelopeTo[0] === leaving.toLowerCase())).toHaveLength(1);
     });
+  });
+
+  describe('in batches', () => {
+    // The processors here are stopped (stopClaiming) and driven by hand, with small batches,
+    // so that each batch and the crash between two are seen; nothing is sent.
+    const dirs: string[] = [];
+    afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+    const stopped = async (batchSize: number) => {
+      dirs.push(mkdtempSync(join(tmpdir(), 'chorus-mail-')));
+      const app = await startTestApp({ RUN_WORKER: 'true', DATA_DIR: dirs[dirs.length - 1] });
+      app.app.get(OutboxProcessor).stopClaiming();
+      await sleep(300); // what its start began ends
+      app.app.get(FanOut).batchSize = batchSize;
+      return app;
+    };
+    const mailings = async (t: TestApp, workspaceId: string): Promise<{ mail_after: string }[]> =>
+      t.db.query(`SELECT mail_after FROM voter_mailings WHERE workspace_id = $1`, [workspaceId]);
+
+    it('emails every voter exactly once over several batches, across a crash between batches, the PATCH not waiting', async () => {
+      const one = await stopped(4);
+      let others: TestApp[] = [];
+      try {
+        const { ws, api, domain } = await workspace(one);
+        const created = await post(api, 'Wanted by a crowd');
+        const expected: string[] = [];
+        for (let i = 0; i < 23; i++) {
+          const voter = await person(one, ws, `Voter ${i}`, `v${String(i).padStart(2, '0')}@${domain}`);
+          await vote(one, ws, created.id, voter.id);
+          expected.push(voter.email!);
+        }
+        const unsubscribed = await person(one, ws, 'Una Unsub', `una@${domain}`);
+        await vote(one, ws, created.id, unsubscribed.id);
+        await one.db.query(`UPDATE people SET email_unsubscribed_at = now() WHERE workspace_id = $1 AND id = $2`, [ws.id, unsubscribed.id]);
+        await vote(one, ws, created.id, (await person(one, ws, 'No Mail', null)).id);
+        await vote(one, ws, created.id, ws.member.id); // who makes the change
+
+        // The PATCH answers with no email made yet (no processor is running).
+        await setStatus(api, created.id, 'planned');
+        expect(await emailDeliveries(one, ws.id)).toEqual([]);
+
+        // Fan-out: the first batch with the event, and the job for the rest.
+        const fan = one.app.get(FanOut);
+        await fan.run();
+        expect((await emailDeliveries(one, ws.id)).map((r) => r.recipient)).toEqual(expected.slice(0, 4));
+        expect(await mailings(one, ws.id)).toEqual([{ mail_after: expected[3] }]);
+        // One more batch, then the processor is gone.
+        expect((await fan.runMailings(1)).more).toBe(true);
+        expect((await emailDeliveries(one, ws.id)).map((r) => r.recipient).sort()).toEqual(expected.slice(0, 8));
+        expect(await mailings(one, ws.id)).toEqual([{ mail_after: expected[7] }]);
+        await one.close();
+
+        // Two other processors take over, batch by batch, at the same time.
+        others = [await stopped(5), await stopped(5)];
+        for (let pass = 0; pass < 20 && (await mailings(others[0], ws.id)).length > 0; pass++) {
+          await Promise.all(others.map((t) => t.app.get(FanOut).runMailings(1)));
+        }
+        expect(await mailings(others[0], ws.id)).toEqual([]);
+        const rows = await emailDeliveries(others[0], ws.id);
+        expect(rows.map((r) => r.recipient).sort()).toEqual(expected);
+        expect(new Set(rows.map((r) => r.id)).size).toBe(expected.length);
+        expect(rows.every((r) => r.post_id === created.id && r.status === 'pending')).toBe(true);
+        await cancelPending(others[0].db, workspaces);
+      } finally {
+        await one.close().catch(() => {});
+        for (const t of others) await t.close();
+      }
+    }, 90_000);
   });
 
   describe('without SMTP_URL', () => {

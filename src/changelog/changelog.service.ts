@@ -9,6 +9,7 @@ import { Database, Queryable, Tx } from '../database/sql';
 import { changelogEmail } from '../notifications/changelog-email';
 import { unsubscribeToken } from '../notifications/unsubscribe-token';
 import { EventsStore } from '../outbox/events.store';
+import { MailingBatch, runMailings } from '../outbox/mailing';
 import { EmailToQueue, OutboxDeliveries } from '../outbox/outbox-deliveries.service';
 import type { Actor, Reader } from '../posts/posts.service';
 import { CHANGELOG_PUBLISHED, EntryState, EntryType } from './changelog-entry';
@@ -153,15 +154,7 @@ export class ChangelogService {
         await this.publishIn(tx, { workspaceId: due.workspace_id, workspaceSlug: due.workspace_slug }, Number(due.id), null, false);
       });
     }
-    let made = 0;
-    for (const entry of await this.store.mailing(batches)) {
-      // Batch after batch of this entry while another processor does not hold it.
-      for (let more = true; more && made < batches; made++) {
-        more = (await this.mailBatch(entry.workspace_id, Number(entry.id))) === 'more';
-      }
-      if (made >= batches) return true;
-    }
-    return false;
+    return runMailings(await this.store.mailing(batches), batches, (entry) => this.mailBatch(entry.workspace_id, Number(entry.id)));
   }
 
   /**
@@ -173,7 +166,7 @@ export class ChangelogService {
    * address of this one: no batch holds more than `batchSize` addresses, in memory or in a
    * transaction.)
    */
-  private async mailBatch(workspaceId: string, id: number): Promise<'more' | 'done' | 'held'> {
+  private async mailBatch(workspaceId: string, id: number): Promise<MailingBatch> {
     return this.db.transaction(async (tx) => {
       const entry = await this.store.lockMailing(tx, workspaceId, id);
       if (!entry) return 'held';

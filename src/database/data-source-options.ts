@@ -21,6 +21,7 @@ import { Changelog1763840000000 } from '../../migrations/1763840000000-Changelog
 import { ImportedRecords1763850000000 } from '../../migrations/1763850000000-ImportedRecords';
 import { ImportedChangelog1763860000000 } from '../../migrations/1763860000000-ImportedChangelog';
 import { WidgetOrigins1763870000000 } from '../../migrations/1763870000000-WidgetOrigins';
+import { VoterMailings1763880000000 } from '../../migrations/1763880000000-VoterMailings';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -44,6 +45,7 @@ export const MIGRATIONS = [
   ImportedRecords1763850000000,
   ImportedChangelog1763860000000,
   WidgetOrigins1763870000000,
+  VoterMailings1763880000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */

@@ -73,7 +73,8 @@ export class DeliveriesStore {
         AND p.email IS NOT NULL AND p.id IS DISTINCT FROM $4
         AND NOT EXISTS (SELECT 1 FROM people u WHERE u.workspace_id = v.workspace_id
                            AND u.email = p.email AND u.email_unsubscribed_at IS NOT NULL)
-      ORDER BY p.email`,
+        AND p.email > $5
+      ORDER BY p.email LIMIT $6`,
   );
   private static readonly LOCK = statement(
     'delivery_lock',
@@ -230,8 +231,20 @@ export class DeliveriesStore {
   }
 
   /** Voters of the post with an email address, except `actorId` (who made the change) and whoever unsubscribed. */
-  async votersToEmail(tx: Tx, workspaceId: string, postId: number, boardId: string, actorId: string | null): Promise<string[]> {
-    const rows = await tx.rows<{ email: string }>(DeliveriesStore.VOTERS_TO_EMAIL, [workspaceId, postId, boardId, actorId]);
+  /**
+   * A page of the addresses a status change emails, in address order after `after` ('' for the
+   * first page), at most `limit` of them: every batch reads on from where the last one stopped.
+   */
+  async votersToEmail(
+    tx: Tx,
+    workspaceId: string,
+    postId: number | string,
+    boardId: string,
+    actorId: string | null,
+    after: string,
+    limit: number,
+  ): Promise<string[]> {
+    const rows = await tx.rows<{ email: string }>(DeliveriesStore.VOTERS_TO_EMAIL, [workspaceId, postId, boardId, actorId, after, limit]);
     return rows.map((row) => row.email);
   }
 

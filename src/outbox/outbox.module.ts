@@ -11,6 +11,7 @@ import { OutboxCoreModule } from './outbox-core.module';
 import { OutboxProcessor } from './outbox.processor';
 import { Recorder } from './recorder';
 import { Scheduler } from './scheduler';
+import { VoterMailingsStore } from './voter-mailings.store';
 
 /**
  * The outbox processor (webhooks, Slack, Discord and voter email): in the API process
@@ -26,6 +27,7 @@ import { Scheduler } from './scheduler';
     Scheduler,
     Recorder,
     Lease,
+    VoterMailingsStore,
     ...byEngine(ClaimsStore, { postgres: ClaimsStore, citus: CitusClaimsStore }),
   ],
   exports: [OutboxProcessor],

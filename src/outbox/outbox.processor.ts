@@ -121,7 +121,8 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * The changelog's scheduled entries that are due are published, and a published entry's
-   * emails made in batches (ChangelogService.runJobs): on every poll (a second; two statements
+   * emails made in batches (ChangelogService.runJobs), and a status change's voter emails
+   * (FanOut.runMailings): on every poll (a second; two statements
    * when there is nothing to do), so within a poll of the time; the state is in the table, so a restart loses nothing, and the entry's row decides
    * which processor publishes it and makes each batch.
    */
@@ -136,6 +137,11 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
         do {
           this.changelogAgain = false;
           if (await this.changelog.runJobs()) this.changelogAgain = true;
+          // A status change's voter emails, made in batches (FanOut.runMailings); the claims
+          // are woken for each pass's batches.
+          const voters = await this.fanOut.runMailings();
+          if (voters.more) this.changelogAgain = true;
+          for (const workspaceId of voters.mailed) this.wake(workspaceId);
         } while (this.changelogAgain && !this.stopping);
       } catch (error) {
         this.logger.warn(`Changelog jobs failed: ${(error as Error).message}`);
@@ -173,6 +179,7 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
           this.fanAgain = true;
         }
         this.wake(look);
+        this.startChangelogJobs(); // a status change's voter emails, when one was fanned out
       } while (this.fanAgain && !this.stopping);
     } catch (error) {
       // The database restarting, say: the next poll tries again; nothing was lost.
