@@ -1,5 +1,5 @@
 /** What stands in a logged address for a credential. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Query parameter names (decoded, lower-cased) that carry a credential, as a part of the name. */
 const SECRET_NAME_PARTS = ['token', 'secret', 'passw', 'apikey', 'api_key', 'access_key', 'private_key', 'signature', 'session', 'jwt', 'credential', 'auth'];

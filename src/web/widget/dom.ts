@@ -45,7 +45,7 @@ export interface Evt {
   preventDefault(): void;
 }
 
-export interface Doc {
+interface Doc {
   body: El;
   head: El;
   currentScript: El | null;
