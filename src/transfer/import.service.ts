@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { BoardsService } from '../boards/boards.service';
 import { ChangelogService } from '../changelog/changelog.service';
 import { normalEmail } from '../common/email-address';
+import { codePoints } from '../common/validation';
 import { CommentsService } from '../comments/comments.service';
 import { Database, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
@@ -40,7 +41,6 @@ const BATCH: Record<Batched, number> = { board: 500, person: 2_000, post: 2_000,
 const FILE_OF: Record<Batched, keyof Counts> = { board: 'boards', person: 'people', post: 'posts', vote: 'votes', comment: 'comments', entry: 'changelog' };
 
 /** Lengths in code points, after trimming, as the API counts them (longer bodies are allowed for comments brought in). */
-const codePoints = (text: string) => [...text].length;
 const TITLE_MAX = 120;
 const BODY_MAX = 5_000;
 /** A changelog entry's, as the API's. */

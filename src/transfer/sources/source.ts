@@ -131,8 +131,8 @@ export function timeOf(text: string | null | undefined): string | null | undefin
   return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
 }
 
-/** A board's slug as boards take it (lower-case letters, digits and dashes, at most 63). */
-export const BOARD_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** A board's slug as boards take it: the boards' own rule. */
+export { SLUG as BOARD_SLUG } from '../../workspaces/workspaces.service';
 
 /** A slug made from a board's name: `Feature Requests` → `feature-requests`. */
 export function slugOf(name: string): string {
