@@ -13,6 +13,7 @@ import { isPlan, PLAN_NAMES, PLANS } from '../../workspaces/plans';
 import { SsoService } from '../../workspaces/sso.service';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
 import { h } from '../shared/html';
+import { pageOffset } from '../shared/page-address';
 import { PageError } from '../shared/page-error';
 import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
@@ -183,7 +184,7 @@ export class AdminDevelopersController {
   @Get('endpoints/:id/deliveries')
   async deliveriesOf(@Req() req: ChorusRequest, @Param('id') id: string, @Query('offset') offset: unknown, @Query('done') done: unknown): Promise<Page> {
     const notice = typeof done === 'string' ? (NOTICES[done] ?? (/^recovered-\d+$/.test(done) ? `${done.slice(10)} failed deliveries will be sent again.` : null)) : null;
-    return this.deliveriesPage(req, id, typeof offset === 'string' && /^\d{1,9}$/.test(offset) ? Number(offset) : 0, notice, emptyForm());
+    return this.deliveriesPage(req, id, pageOffset(offset), notice, emptyForm());
   }
 
   @Post('endpoints/:id/recover')

@@ -24,3 +24,8 @@ export function pageAddress(originalUrl: string, used: readonly string[] = []): 
   const search = kept.toString();
   return search ? `${originalUrl.slice(0, mark)}?${search}` : originalUrl.slice(0, mark);
 }
+
+/** A page's `offset` from its query: a whole number of up to nine digits, else 0 (the first page). */
+export function pageOffset(text: unknown): number {
+  return typeof text === 'string' && /^\d{1,9}$/.test(text) ? Number(text) : 0;
+}

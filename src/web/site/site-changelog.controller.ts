@@ -4,7 +4,7 @@ import type { ChorusRequest } from '../../common/request-context';
 import { ChangelogService } from '../../changelog/changelog.service';
 import type { ChangelogEntryResponse } from '../../changelog/changelog.mapper';
 import { Links } from '../../config/links';
-import { pageAddress, PageQuery } from '../shared/page-address';
+import { pageAddress, pageOffset, PageQuery } from '../shared/page-address';
 import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
 import { readerOf, SiteContext } from './site-context';
@@ -50,7 +50,7 @@ export class SiteChangelogController {
   @PageQuery('offset')
   async list(@Req() req: ChorusRequest, @Query('offset') offsetText?: string): Promise<Page> {
     const site = req.site!;
-    const offset = /^\d{1,9}$/.test(offsetText ?? '') ? Number(offsetText) : 0;
+    const offset = pageOffset(offsetText);
     const page = await this.changelog.listPublished(readerOf(site), { limit: CHANGELOG_PAGE_SIZE, offset });
     const base = this.paths.of(site, '/changelog');
     const at = (n: number) => (n > 0 ? `${base}?offset=${n}` : base);
