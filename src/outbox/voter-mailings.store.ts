@@ -30,7 +30,11 @@ export class VoterMailingsStore {
   );
   private static readonly LIST = statement(
     'voter_mailing_list',
-    `SELECT workspace_id, event_id FROM voter_mailings ORDER BY created_at LIMIT $1`,
+    `SELECT workspace_id, event_id
+       FROM (SELECT workspace_id, event_id, created_at,
+                    row_number() OVER (PARTITION BY workspace_id ORDER BY created_at) AS turn
+               FROM voter_mailings) m
+      ORDER BY turn, created_at LIMIT $1`,
   );
   private static readonly LOCK = statement(
     'voter_mailing_lock',
@@ -63,7 +67,7 @@ export class VoterMailingsStore {
     ]);
   }
 
-  /** Mailings under way, of every workspace, oldest first. */
+  /** Mailings under way, of every workspace: each workspace's oldest first, then their second ones…, so that one workspace's many do not fill the list. */
   list(limit: number): Promise<{ workspace_id: string; event_id: string }[]> {
     return this.db.rows(VoterMailingsStore.LIST, [limit]);
   }
