@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { errors, jwtVerify } from 'jose';
 import { AppError } from '../common/app-error';
 import { normalEmail } from '../common/email-address';
+import { codePoints } from '../common/validation';
 import { randomBase62 } from '../common/random';
 import { SecretBox } from '../common/secret-box';
 import { SsoTokenUses, tokenUseKey } from './sso-token-uses.store';
@@ -76,7 +77,7 @@ export class SsoService {
    * with it: no secret, not a JWT, another algorithm (`none` included), a signature made with no
    * valid secret, no `exp`, expired, good for more than 24 hours, or without `email` and `name`.
    */
-  async verify(workspaceId: string, token: string): Promise<{ identity: SsoIdentity; jti: unknown; exp: number }> {
+  private async verify(workspaceId: string, token: string): Promise<{ identity: SsoIdentity; jti: unknown; exp: number }> {
     const keys = await this.keys(workspaceId);
     if (keys.length === 0) throw new SsoRefusal('This workspace has not set up single sign-on.');
     let failure: unknown = null;
@@ -90,7 +91,7 @@ export class SsoService {
         const email = typeof payload.email === 'string' ? normalEmail(payload.email) : null;
         const name = typeof payload.name === 'string' ? payload.name.trim() : '';
         if (email === null) throw new SsoRefusal('The token has no valid "email" claim.');
-        if (!name || Array.from(name).length > 100) throw new SsoRefusal('The token needs a "name" claim of 1 to 100 characters.');
+        if (!name || codePoints(name) > 100) throw new SsoRefusal('The token needs a "name" claim of 1 to 100 characters.');
         return { identity: { email, name }, jti: payload.jti, exp: payload.exp! };
       } catch (error) {
         if (!(error instanceof errors.JWSSignatureVerificationFailed)) throw refusal(error);
