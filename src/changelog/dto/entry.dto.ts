@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsInt, IsPositive, IsString, ValidateIf } from 'class-validator';
 import { HasLength, IsTimestamp, Optional, Trim } from '../../common/validation';
@@ -5,6 +6,17 @@ import { ENTRY_TYPES, EntryType } from '../changelog-entry';
 
 const TYPE_PROBLEM = `must be one of ${ENTRY_TYPES.join(', ')}`;
 const POST_IDS_PROBLEM = 'must be an array of post ids (positive integers), at most 100';
+
+/** The rules of `body` and `post_ids`, the same on create and update (both may be omitted). */
+const EntryBody = () => applyDecorators(Optional('a string'), IsString({ message: 'must be a string' }), HasLength(0, 20000));
+const PostIds = () =>
+  applyDecorators(
+    Optional('an array'),
+    IsArray({ message: POST_IDS_PROBLEM }),
+    ArrayMaxSize(100, { message: POST_IDS_PROBLEM }),
+    IsInt({ each: true, message: POST_IDS_PROBLEM }),
+    IsPositive({ each: true, message: POST_IDS_PROBLEM }),
+  );
 
 @ApiSchema({ name: 'CreateChangelogEntryRequest' })
 export class CreateEntryDto {
@@ -16,9 +28,7 @@ export class CreateEntryDto {
   title: string;
 
   @ApiPropertyOptional({ maxLength: 20000, description: 'Markdown (CommonMark), up to 20,000 characters. Default: `""`.' })
-  @Optional('a string')
-  @IsString({ message: 'must be a string' })
-  @HasLength(0, 20000)
+  @EntryBody()
   body?: string;
 
   @ApiProperty({ enum: ENTRY_TYPES })
@@ -27,11 +37,7 @@ export class CreateEntryDto {
   type: EntryType;
 
   @ApiPropertyOptional({ type: 'integer', isArray: true, maxItems: 100, description: 'Posts of the workspace (any board) the entry answers.' })
-  @Optional('an array')
-  @IsArray({ message: POST_IDS_PROBLEM })
-  @ArrayMaxSize(100, { message: POST_IDS_PROBLEM })
-  @IsInt({ each: true, message: POST_IDS_PROBLEM })
-  @IsPositive({ each: true, message: POST_IDS_PROBLEM })
+  @PostIds()
   post_ids?: number[];
 
   @ApiPropertyOptional({
@@ -53,9 +59,7 @@ export class UpdateEntryDto {
   title?: string;
 
   @ApiPropertyOptional({ maxLength: 20000, description: 'Markdown (CommonMark), up to 20,000 characters.' })
-  @Optional('a string')
-  @IsString({ message: 'must be a string' })
-  @HasLength(0, 20000)
+  @EntryBody()
   body?: string;
 
   @ApiPropertyOptional({ enum: ENTRY_TYPES })
@@ -64,11 +68,7 @@ export class UpdateEntryDto {
   type?: EntryType;
 
   @ApiPropertyOptional({ type: 'integer', isArray: true, maxItems: 100, description: 'The linked posts, all of them (replacing the list).' })
-  @Optional('an array')
-  @IsArray({ message: POST_IDS_PROBLEM })
-  @ArrayMaxSize(100, { message: POST_IDS_PROBLEM })
-  @IsInt({ each: true, message: POST_IDS_PROBLEM })
-  @IsPositive({ each: true, message: POST_IDS_PROBLEM })
+  @PostIds()
   post_ids?: number[];
 
   @ApiPropertyOptional({
