@@ -59,7 +59,7 @@ main.wrap { padding-top: 1.5rem; padding-bottom: 3rem; overflow-wrap: break-word
 .card { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); box-shadow: var(--shadow); padding: 1rem; }
 .stack > * + * { margin-top: 1rem; }
 main > section + section, main > .stack + .stack, main > section.stack { margin-top: 2rem; }
-.columns { display: grid; gap: 1.5rem; }
+.columns { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1.5rem; }
 @media (min-width: 56rem) { .columns { grid-template-columns: minmax(0, 1fr) 19rem; align-items: start; } }
 .board-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 1rem; }
 @media (min-width: 40rem) { .board-list { grid-template-columns: repeat(auto-fill, minmax(17rem, 1fr)); } }
@@ -146,7 +146,7 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { width: 100%; border-collapse: collapse; background: var(--surface); }
 th, td { text-align: left; padding: .5rem .6rem; border-bottom: 1px solid var(--border); vertical-align: top; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
-.table-wrap { overflow-x: auto; border: 1px solid var(--border); border-radius: var(--radius); }
+.table-wrap { position: relative; overflow-x: auto; border: 1px solid var(--border); border-radius: var(--radius); }
 /* On a phone a table scrolls inside its frame rather than break titles and names into syllables. */
 td.user-text { min-width: 9rem; }
 .secret { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; background: var(--bg); border: 1px solid var(--border); border-radius: 6px; padding: .5rem .65rem; display: block; }

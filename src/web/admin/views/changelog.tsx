@@ -18,7 +18,7 @@ export function EntryState({ entry }: { entry: Pick<ChangelogEntryResponse, 'sta
       {at ? (
         <>
           {' '}
-          <time datetime={at}>{minute(at)} UTC</time>
+          <time datetime={at}>{minute(at)}</time>
         </>
       ) : null}
     </span>
