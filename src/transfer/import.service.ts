@@ -162,7 +162,7 @@ class ImportRun {
     await this.flush();
     await this.landed();
     this.countOnPosts();
-    await this.applyMerges();
+    this.applyMerges();
     return this.report;
   }
 
@@ -518,7 +518,7 @@ class ImportRun {
   }
 
   /** Merges are set once every post is in, whatever their order. */
-  private async applyMerges(): Promise<void> {
+  private applyMerges(): void {
     const merges: { postId: number; into: number }[] = [];
     for (const merge of this.merges) {
       const into = this.postIds.get(merge.into);
