@@ -150,7 +150,13 @@ export class ChangelogStore {
   );
   private static readonly MAILING = statement(
     'changelog_mailing',
-    `SELECT workspace_id, id FROM changelog_entries WHERE mail_after IS NOT NULL LIMIT $1`,
+    // Each workspace's entries take turns (its first, then every workspace's second…), so that
+    // one workspace with many publishes under way cannot fill the list (as voter mailings do).
+    `SELECT workspace_id, id
+       FROM (SELECT workspace_id, id, published_at,
+                    row_number() OVER (PARTITION BY workspace_id ORDER BY published_at, id) AS turn
+               FROM changelog_entries WHERE mail_after IS NOT NULL) e
+      ORDER BY turn, published_at, id LIMIT $1`,
   );
   private static readonly LOCK_MAILING = statement(
     'changelog_lock_mailing',
