@@ -325,7 +325,8 @@ describe('moving in and out: export and import', () => {
         '11,bugs,Too few fields\r\n' + // 14: wrong number of fields
         '2,bugs,Same id again,,open,,Cy,\r\n' + // 15: duplicate id
         '\r\n' +
-        '12,bugs,After a blank line,,closed,,Dee,2023-06-01T00:00:00+02:00\r\n', // 17
+        '12,bugs,After a blank line,,closed,,Dee,2023-06-01T00:00:00+02:00\r\n' + // 17
+        '13,roadmap,A board the site keeps,,open,,Cy,\r\n', // 18: a slug that is one of the site's own pages
     );
     await writeFile(
       votes,
@@ -354,6 +355,7 @@ describe('moving in and out: export and import', () => {
       { file: 'posts.csv', line: 9, message: 'created_at: "yesterday" is not an ISO 8601 time' },
       { file: 'posts.csv', line: 14, message: 'has 3 fields, the header 8' },
       { file: 'posts.csv', line: 7, message: 'board: "Not A Slug" is not a board slug' },
+      { file: 'posts.csv', line: 18, message: 'board: "roadmap" is not a board slug' },
       { file: 'posts.csv', line: 10, message: 'author_email: "not-an-address" is not an email address' },
       { file: 'posts.csv', line: 11, message: 'author_email or author_name: is required' },
       { file: 'posts.csv', line: 12, message: 'title: must be at most 120 characters' },

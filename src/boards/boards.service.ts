@@ -91,6 +91,11 @@ export class BoardsService {
       return saved;
     });
   }
+  /** Whether `slug` may name a board (the rule checkSlug enforces, for an import's rows). */
+  isBoardSlug(slug: string): boolean {
+    return SLUG.test(slug) && !isReservedBoardSlug(slug);
+  }
+
   private checkSlug(slug: string): void {
     if (!SLUG.test(slug)) throw AppError.invalid('slug', 'must be lower-case letters, digits and dashes');
     if (isReservedBoardSlug(slug)) {

@@ -11,7 +11,7 @@ import { PostsService } from '../posts/posts.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { Counts, RECORD_FILES } from './export.service';
 import { readAhead } from './sources/read-ahead';
-import { BOARD_SLUG, ImportSource, PersonRef, SourceRecord, Where } from './sources/source';
+import { ImportSource, PersonRef, SourceRecord, Where } from './sources/source';
 import { TransferStore } from './transfer.store';
 
 export interface ImportError {
@@ -205,7 +205,7 @@ class ImportRun {
   // Boards: by identity remembered, else by slug (an existing board is used as it is), else made.
   private async importBoards(records: RecordOf<'board'>[]): Promise<void> {
     const fresh = records.filter((r) => {
-      if (!BOARD_SLUG.test(r.slug)) return this.fail(r.at, `slug: "${r.slug}" is not a board slug`), false;
+      if (!this.s.boards.isBoardSlug(r.slug)) return this.fail(r.at, `slug: "${r.slug}" is not a board slug`), false;
       if (r.name.trim() === '') return this.fail(r.at, 'name: is required'), false;
       if (this.boardIds.has(r.key)) return this.fail(r.at, `board ${r.key} is listed twice`), false;
       return true;
@@ -356,7 +356,7 @@ class ImportRun {
     const valid = records.filter((r) => {
       if (this.postKeys.has(r.key)) return this.fail(r.at, `id: ${r.key} is listed twice`), false;
       this.postKeys.add(r.key);
-      if (r.board.slug !== undefined ? !BOARD_SLUG.test(r.board.slug) : !this.boardIds.has(r.board.key)) {
+      if (r.board.slug !== undefined ? !this.s.boards.isBoardSlug(r.board.slug) : !this.boardIds.has(r.board.key)) {
         return this.fail(r.at, r.board.slug !== undefined ? `board: "${r.board.slug}" is not a board slug` : `board ${r.board.key} is not in this import`), false;
       }
       return (
