@@ -105,14 +105,19 @@ const TURN_WAIT_MS = 5_000;
 function serve(queue: SessionQueue, maxConnections: number, Handler: typeof PGLiteSocketHandler): Listener {
   const options = { queryQueue: queue, closeOnDetach: true } as unknown as PGLiteSocketHandlerOptions;
   const sockets = new Set<Socket>();
-  const waiting: Socket[] = [];
+  /** Connections waiting their turn, each with the timer that closes it if the turn does not come. */
+  const waiting = new Map<Socket, NodeJS.Timeout>();
   let serving = 0;
   const attach = (socket: Socket) => {
     serving++;
     socket.once('close', () => {
       serving--;
-      const next = waiting.shift();
-      if (next) attach(next);
+      const [next] = waiting.keys();
+      if (next) {
+        clearTimeout(waiting.get(next));
+        waiting.delete(next);
+        attach(next);
+      }
     });
     void new Handler(options).attach(socket).catch(() => socket.destroy());
   };
@@ -120,13 +125,12 @@ function serve(queue: SessionQueue, maxConnections: number, Handler: typeof PGLi
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     if (serving < maxConnections) return attach(socket);
-    waiting.push(socket);
     const turn = setTimeout(() => socket.destroy(), TURN_WAIT_MS);
     turn.unref();
+    waiting.set(socket, turn);
     socket.once('close', () => {
       clearTimeout(turn);
-      const at = waiting.indexOf(socket);
-      if (at >= 0) waiting.splice(at, 1);
+      waiting.delete(socket);
     });
   });
   return {
