@@ -71,6 +71,21 @@ const suffixOf = (client: PoolClient): string => {
   return suffix;
 };
 
+/**
+ * A connection's own failure (the server gone mid-statement: EPIPE, a reset) is an 'error' event
+ * on the client as well as a rejection of its statements. The pool listens only while the client
+ * is idle; a client in use with no listener would end the process. The statements' rejections
+ * carry the failure, and `broken` keeps such a client out of the pool.
+ */
+const heard = new WeakSet<PoolClient>();
+const listened = (client: PoolClient): PoolClient => {
+  if (!heard.has(client)) {
+    heard.add(client);
+    client.on('error', () => {});
+  }
+  return client;
+};
+
 const queryConfig = (client: PoolClient, sql: Sql, params: readonly unknown[]): QueryConfig =>
   typeof sql === 'string'
     ? { text: sql, values: params as unknown[] }
@@ -89,7 +104,7 @@ export class Database implements Queryable {
   constructor(readonly pool: Pool) {}
 
   async rows<T>(sql: Sql, params: readonly unknown[] = []): Promise<T[]> {
-    const client = await this.pool.connect();
+    const client = listened(await this.pool.connect());
     try {
       const result = await client.query(queryConfig(client, sql, params));
       client.release();
@@ -101,7 +116,7 @@ export class Database implements Queryable {
   }
 
   async count(sql: Sql, params: readonly unknown[] = []): Promise<number> {
-    const client = await this.pool.connect();
+    const client = listened(await this.pool.connect());
     try {
       const result = await client.query(queryConfig(client, sql, params));
       client.release();
@@ -119,7 +134,7 @@ export class Database implements Queryable {
    * writes its event is two round trips: BEGIN and the insert; the event, its NOTIFY and COMMIT.
    */
   async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = listened(await this.pool.connect());
     const tx = new PipelinedTx(client);
     try {
       const result = await work(tx);
@@ -138,7 +153,7 @@ export class Database implements Queryable {
    * given back after it.
    */
   async onConnection<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = listened(await this.pool.connect());
     try {
       const result = await work(client);
       client.release();
