@@ -56,6 +56,11 @@ describeInBrowser('the changelog in Chromium', () => {
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Title must be 4 to 120 characters').waitFor();
     await page.getByText('Linked posts must be post ids (numbers), separated by commas').waitFor();
+    // More posts than an entry may link: the API's own rule, in its words.
+    await page.getByLabel('Title').fill('Too many links');
+    await page.getByLabel('Linked posts').fill(Array.from({ length: 101 }, (_, i) => i + 1).join(', '));
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('Linked posts must be an array of post ids (positive integers), at most 100').waitFor();
 
     await page.getByLabel('Title').fill(`Shipped from the browser ${run}`);
     await page.getByLabel('Details').fill('It **works**.\n\n<script>window.__xss=1</script>');

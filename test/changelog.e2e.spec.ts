@@ -452,9 +452,19 @@ describe('changelog publishing', () => {
       await vote(t, ws, p.id, ann.id);
       const draft = (await api.post('/api/v1/changelog', { title: 'Only a draft', type: 'new', post_ids: [p.id] })).body.data;
       expect(draft.state).toBe('draft');
-      await sleep(1_500);
+      // An entry of another workspace, published after the draft was made, shows the processor at
+      // work: once its email has arrived, the draft has had its chance to send and sent nothing.
+      const other = await workspace(t);
+      const q = await post(other.api, 'Some other post');
+      await vote(t, other.ws, q.id, (await person(t, other.ws, 'Bea', `bea@${other.domain}`)).id);
+      const published = await other.api.post('/api/v1/changelog', { title: 'Published beside it', type: 'new', post_ids: [q.id], publish_at: new Date().toISOString() });
+      expect(published.status).toBe(201);
+      await until('the other entry\'s email to arrive', async () => smtp.to(other.domain).length === 1);
+      expect(await events(t, other.ws.id)).toBe(1);
       expect(await events(t, ws.id)).toBe(0);
       expect(await changelogEmails(t, ws.id)).toHaveLength(0);
+      expect(smtp.to(domain)).toHaveLength(0);
+      expect((await api.get(`/api/v1/changelog/${draft.id}`)).body.data.state).toBe('draft');
     });
 
     it('publishes a scheduled entry when its time comes', async () => {

@@ -164,9 +164,12 @@ export class Database implements Queryable {
     }
   }
 
-  /** Ends the pool's connections (the CLI and tests, when they are done). */
+  private ended?: Promise<void>;
+
+  /** Ends the pool's connections (the CLI and tests, when they are done); again, it waits for the first end (pg's pool throws on a second). */
   end(): Promise<void> {
-    return this.pool.end();
+    this.ended ??= this.pool.end();
+    return this.ended;
   }
 }
 

@@ -111,11 +111,17 @@ export class AdminChangelogController {
   /** The form checked with the API's rules, and its "Linked posts" and "Publish at" read as the page explains them. */
   private async read(form: Form, scheduling: boolean): Promise<{ value: EntryInput } | { errors: Record<string, string> }> {
     const errors: Record<string, string> = {};
-    const checked = await validateForm(CreateEntryDto, { title: form.title, body: form.body ?? '', type: form.type }, ['title', 'body', 'type']);
-    if ('errors' in checked) Object.assign(errors, checked.errors);
+    // "Linked posts" is typed as numbers separated by commas; read so, they meet the API's own rules (how many, which).
     const parts = (form.post_ids ?? '').split(/[\s,]+/).filter(Boolean);
-    if (parts.some((part) => !/^#?[1-9]\d{0,15}$/.test(part))) errors.post_ids = 'must be post ids (numbers), separated by commas';
-    if (parts.length > 100) errors.post_ids = 'must be at most 100 post ids';
+    const readable = parts.every((part) => /^#?[1-9]\d{0,15}$/.test(part));
+    const postIds = readable ? [...new Set(parts.map((part) => Number(part.replace('#', ''))))] : undefined;
+    const checked = await validateForm(
+      CreateEntryDto,
+      { title: form.title, body: form.body ?? '', type: form.type, post_ids: postIds },
+      ['title', 'body', 'type', 'post_ids'],
+    );
+    if ('errors' in checked) Object.assign(errors, checked.errors);
+    if (!readable) errors.post_ids = 'must be post ids (numbers), separated by commas';
     let publishAt: Date | null = null;
     if (scheduling) {
       const m = LOCAL_TIME.exec((form.publish_at ?? '').trim());
@@ -129,7 +135,7 @@ export class AdminChangelogController {
         title: checked.value.title,
         body: checked.value.body ?? '',
         type: checked.value.type,
-        post_ids: [...new Set(parts.map((part) => Number(part.replace('#', ''))))],
+        post_ids: checked.value.post_ids ?? [],
         publish_at: publishAt,
       },
     };
