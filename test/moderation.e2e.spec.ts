@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ModerationService } from '../src/moderation/moderation.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
@@ -287,7 +288,6 @@ describe('moderation', () => {
   });
 
   it('rejecting a person\'s held items at once (blocking) rejects their pending posts and comments only', async () => {
-    const { ModerationService } = await import('../src/moderation/moderation.service');
     const s = await setup('all');
     const visitor = await bySso(s, 'Blake');
     const a = await sitePost(s, visitor, `Blocked A ${run}`);
