@@ -116,6 +116,13 @@ export class WorkspacesService {
     return this.store.person(q, workspaceId, personId);
   }
 
+  /** The workspace's person with this id, or 404. */
+  async person(workspaceId: string, personId: string): Promise<PersonEntity> {
+    const person = await this.store.person(this.db, workspaceId, personId);
+    if (!person) throw AppError.notFound('person');
+    return person;
+  }
+
   /**
    * Makes someone a member (the dashboard): a new person, or the workspace's person with that
    * email (a voter, say) made a member. Someone who is a member already is refused.

@@ -11,6 +11,7 @@ import { AdminBoardsController } from './admin-boards.controller';
 import { AdminChangelogController } from './admin-changelog.controller';
 import { AdminDevelopersController } from './admin-developers.controller';
 import { AdminMembersController } from './admin-members.controller';
+import { AdminModerationController } from './admin-moderation.controller';
 import { AdminWidgetController } from './admin-widget.controller';
 import { AdminPaths } from './admin-paths';
 import { AdminPostsController } from './admin-posts.controller';
@@ -24,7 +25,7 @@ import { DashboardSignIns } from './dashboard-sign-ins.service';
  */
 @Module({
   imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule, ChangelogModule],
-  controllers: [AdminSignInController, AdminChangelogController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController, AdminWidgetController],
+  controllers: [AdminSignInController, AdminChangelogController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController, AdminModerationController, AdminWidgetController],
   providers: [AdminPaths, AdminGuard, DashboardSignIns],
 })
 export class AdminModule {}

@@ -1,0 +1,123 @@
+import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { AppError } from '../../common/app-error';
+import type { ChorusRequest } from '../../common/request-context';
+import type { Tx } from '../../database/sql';
+import { WorkspacesService } from '../../workspaces/workspaces.service';
+import { emptyForm, FormState, refusalOf } from '../shared/forms';
+import { PageController } from '../shared/page-controller';
+import { Page, Redirect } from '../shared/page-response';
+import { SessionsService } from '../shared/sessions.service';
+import { AdminGuard } from './admin.guard';
+import { AdminPaths } from './admin-paths';
+import { moderationPage, QueueItemView } from './views/moderation';
+import { confirmPage } from './views/posts';
+
+type Form = Record<string, string | undefined>;
+const PRIVATE = { public: false as const };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const NOTICES: Record<string, string> = {
+  saved: 'The settings were saved.',
+  blocked: 'The person was blocked: signed out, their waiting posts and comments rejected.',
+  unblocked: 'The person was unblocked: they can sign in again.',
+};
+
+/** A person's id from the address, or 404 (an id of no shape is no one's). */
+function personId(id: string): string {
+  if (!UUID.test(id)) throw AppError.notFound('person');
+  return id;
+}
+
+/**
+ * Moderation: the queue of held posts and comments (approve, reject, block the author), who may
+ * sign in (blocked email domains, disposable addresses), and the blocked people. Blocking ends the
+ * person's sessions in the same transaction, so no instance finds them afterwards.
+ */
+@PageController('admin/moderation', AdminGuard)
+export class AdminModerationController {
+  constructor(
+    private readonly workspaces: WorkspacesService,
+    private readonly sessions: SessionsService,
+    private readonly paths: AdminPaths,
+  ) {}
+
+  @Get()
+  show(@Req() req: ChorusRequest, @Query('done') done: unknown): Promise<Page> {
+    return this.page(req, null, typeof done === 'string' ? (NOTICES[done] ?? null) : null);
+  }
+
+  @Post()
+  @HttpCode(303)
+  async save(@Req() req: ChorusRequest, @Body() form: Form): Promise<Page | Redirect> {
+    const workspaceId = req.admin!.workspace.id;
+    const values = { domains: form.domains ?? '', refuse_disposable: form.refuse_disposable === 'true' ? 'true' : '' };
+    try {
+      await this.workspaces.setSignInRules(workspaceId, { domains: values.domains, refuseDisposable: values.refuse_disposable === 'true' });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'invalid_request') {
+        return this.page(req, { values, errors: refusalOf(error.message, ['domains']) }, null, 400);
+      }
+      throw error;
+    }
+    return new Redirect(this.paths.admin('/admin/moderation?done=saved'));
+  }
+
+  /** "Block" on a person: a page to confirm, then blocked (sessions ended, held items rejected). */
+  @Post('people/:id/block')
+  @HttpCode(303)
+  async block(@Req() req: ChorusRequest, @Param('id') id: string, @Body() form: Form): Promise<Page | Redirect> {
+    return this.blockPerson(req, personId(id), form);
+  }
+
+  @Post('people/:id/unblock')
+  @HttpCode(303)
+  async unblock(@Req() req: ChorusRequest, @Param('id') id: string): Promise<Redirect> {
+    await this.workspaces.unblock(req.admin!.workspace.id, personId(id));
+    return new Redirect(this.paths.admin('/admin/moderation?done=unblocked'));
+  }
+
+  private async blockPerson(req: ChorusRequest, id: string, form: Form): Promise<Page | Redirect> {
+    const workspaceId = req.admin!.workspace.id;
+    const person = await this.workspaces.person(workspaceId, id);
+    if (form.confirm !== 'yes') {
+      const html = confirmPage(this.paths.frame(req), {
+        title: `Block ${person.name}?`,
+        explanation:
+          `${person.name}${person.email ? ` (${person.email})` : ''} is signed out at once, cannot sign in again (by code or single sign-on), ` +
+          'and their posts and comments waiting for review are rejected. What was published stays. You can unblock them later.',
+        action: this.paths.admin(`/admin/moderation/people/${id}/block`),
+        fields: {},
+        button: 'Block',
+        cancel: this.paths.admin('/admin/moderation'),
+        danger: true,
+      });
+      return new Page(html, PRIVATE);
+    }
+    try {
+      await this.workspaces.block(workspaceId, id, (tx: Tx) => this.onBlock(tx, workspaceId, id));
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict') return this.page(req, null, null, 409, error.message);
+      throw error;
+    }
+    return new Redirect(this.paths.admin('/admin/moderation?done=blocked'));
+  }
+
+  /** In the blocking transaction: the person's sessions end. */
+  private onBlock(tx: Tx, workspaceId: string, id: string): void {
+    this.sessions.endAll(tx, workspaceId, id);
+  }
+
+  /** The page, with the settings as typed (`form`) or as saved (null), and a refusal above it (`problem`). */
+  private async page(req: ChorusRequest, form: FormState | null, notice: string | null, status = 200, problem?: string): Promise<Page> {
+    const workspaceId = req.admin!.workspace.id;
+    if (!form) {
+      const rules = await this.workspaces.signInRules(workspaceId);
+      form = emptyForm({ domains: rules.blockedDomains.join('\n'), refuse_disposable: rules.refuseDisposable ? 'true' : '' });
+    }
+    if (problem) form.errors._form = problem;
+    const blocked = await this.workspaces.blockedPeople(workspaceId);
+    const queue: QueueItemView[] | null = null;
+    const html = moderationPage(this.paths.frame(req), { queue, more: false, blocked, form, notice, moderation: false });
+    return new Page(html, PRIVATE, status);
+  }
+}
