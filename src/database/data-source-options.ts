@@ -22,6 +22,7 @@ import { ImportedRecords1763850000000 } from '../../migrations/1763850000000-Imp
 import { ImportedChangelog1763860000000 } from '../../migrations/1763860000000-ImportedChangelog';
 import { WidgetOrigins1763870000000 } from '../../migrations/1763870000000-WidgetOrigins';
 import { VoterMailings1763880000000 } from '../../migrations/1763880000000-VoterMailings';
+import { Moderation1763890000000 } from '../../migrations/1763890000000-Moderation';
 import { Blocking1763891000000 } from '../../migrations/1763891000000-Blocking';
 
 export const MIGRATIONS = [
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   ImportedChangelog1763860000000,
   WidgetOrigins1763870000000,
   VoterMailings1763880000000,
+  Moderation1763890000000,
   Blocking1763891000000,
 ];
 
