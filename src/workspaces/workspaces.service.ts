@@ -266,7 +266,14 @@ export class WorkspacesService {
     });
   }
 
-  /** Lifts a block: the person may sign in again (their rejected items stay rejected). 404 for someone not blocked. */
+  /** Who wrote a post or a comment of the workspace (moderation's "Block" on an item), or 404. */
+  async authorOf(workspaceId: string, item: { post: number } | { comment: number }): Promise<PersonEntity> {
+    const person = await this.store.authorOf(workspaceId, item);
+    if (!person) throw AppError.notFound('post' in item ? 'post' : 'comment');
+    return person;
+  }
+
+    /** Lifts a block: the person may sign in again (their rejected items stay rejected). 404 for someone not blocked. */
   async unblock(workspaceId: string, personId: string): Promise<void> {
     if (!(await this.store.unblock(workspaceId, personId))) throw AppError.notFound('blocked person');
   }

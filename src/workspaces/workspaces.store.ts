@@ -83,6 +83,15 @@ const SQL = {
     'person_block',
     `UPDATE people SET blocked_at = now() WHERE workspace_id = $1 AND id = $2 AND kind <> 'member' AND blocked_at IS NULL RETURNING id`,
   ),
+  // Who wrote a post or a comment (moderation's "Block" on an item): reads of the owners' tables.
+  authorOfPost: statement(
+    'person_author_of_post',
+    `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND id = (SELECT author_id FROM posts WHERE workspace_id = $1 AND id = $2)`,
+  ),
+  authorOfComment: statement(
+    'person_author_of_comment',
+    `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND id = (SELECT author_id FROM comments WHERE workspace_id = $1 AND id = $2)`,
+  ),
   unblock: statement('person_unblock', `UPDATE people SET blocked_at = NULL WHERE workspace_id = $1 AND id = $2 AND blocked_at IS NOT NULL RETURNING id`),
   blocked: statement(
     'person_blocked',
@@ -256,7 +265,15 @@ export class WorkspacesStore {
     return (await tx.rows(SQL.block, [workspaceId, personId])).length > 0;
   }
 
-  /** Lifts a block: whether the person was blocked. */
+  /** The author of a post or a comment of the workspace, if there is one. */
+  async authorOf(workspaceId: string, item: { post: number } | { comment: number }): Promise<PersonEntity | undefined> {
+    const [row] = await ('post' in item
+      ? this.db.rows<PersonEntity>(SQL.authorOfPost, [workspaceId, item.post])
+      : this.db.rows<PersonEntity>(SQL.authorOfComment, [workspaceId, item.comment]));
+    return row;
+  }
+
+    /** Lifts a block: whether the person was blocked. */
   async unblock(workspaceId: string, personId: string): Promise<boolean> {
     return (await this.db.rows(SQL.unblock, [workspaceId, personId])).length > 0;
   }

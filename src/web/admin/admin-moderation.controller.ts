@@ -1,8 +1,14 @@
 import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { CommentsService } from '../../comments/comments.service';
 import { AppError } from '../../common/app-error';
+import { PostIdPipe } from '../../common/post-id.pipe';
 import type { ChorusRequest } from '../../common/request-context';
 import type { Tx } from '../../database/sql';
+import type { ModerationState } from '../../posts/post.entity';
+import { PostsService } from '../../posts/posts.service';
+import { MODERATION_MODES, ModerationMode } from '../../workspaces/workspace.entity';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
+import { memberActor } from './admin-context';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
 import { PageController } from '../shared/page-controller';
 import { Page, Redirect } from '../shared/page-response';
@@ -18,9 +24,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const NOTICES: Record<string, string> = {
   saved: 'The settings were saved.',
+  approved: 'Approved: it is published now.',
+  rejected: 'Rejected: it stays out, and its author is told nothing.',
   blocked: 'The person was blocked: signed out, their waiting posts and comments rejected.',
   unblocked: 'The person was unblocked: they can sign in again.',
 };
+
+/** A comment's id from the address, or 404 (as the API answers an id of no shape). */
+function commentId(id: string): number {
+  const n = /^[1-9]\d{0,15}$/.test(id) ? Number(id) : NaN;
+  if (!Number.isSafeInteger(n)) throw AppError.notFound('comment');
+  return n;
+}
 
 /** A person's id from the address, or 404 (an id of no shape is no one's). */
 function personId(id: string): string {
@@ -38,6 +53,8 @@ export class AdminModerationController {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly sessions: SessionsService,
+    private readonly posts: PostsService,
+    private readonly comments: CommentsService,
     private readonly paths: AdminPaths,
   ) {}
 
@@ -49,20 +66,63 @@ export class AdminModerationController {
   @Post()
   @HttpCode(303)
   async save(@Req() req: ChorusRequest, @Body() form: Form): Promise<Page | Redirect> {
-    const workspaceId = req.admin!.workspace.id;
-    const values = { domains: form.domains ?? '', refuse_disposable: form.refuse_disposable === 'true' ? 'true' : '' };
+    const { id: workspaceId, slug } = req.admin!.workspace;
+    const values = { moderation: form.moderation ?? '', domains: form.domains ?? '', refuse_disposable: form.refuse_disposable === 'true' ? 'true' : '' };
     try {
+      // Checked before either is saved: a refusal saves nothing.
+      if (!(MODERATION_MODES as readonly string[]).includes(values.moderation)) throw AppError.invalid('moderation', `must be one of ${MODERATION_MODES.join(', ')}`);
       await this.workspaces.setSignInRules(workspaceId, { domains: values.domains, refuseDisposable: values.refuse_disposable === 'true' });
+      await this.workspaces.setModeration(slug, values.moderation as ModerationMode);
     } catch (error) {
       if (error instanceof AppError && error.code === 'invalid_request') {
-        return this.page(req, { values, errors: refusalOf(error.message, ['domains']) }, null, 400);
+        return this.page(req, { values, errors: refusalOf(error.message, ['moderation', 'domains']) }, null, 400);
       }
       throw error;
     }
     return new Redirect(this.paths.admin('/admin/moderation?done=saved'));
   }
 
-  /** "Block" on a person: a page to confirm, then blocked (sessions ended, held items rejected). */
+  @Post('posts/:id/approve')
+  @HttpCode(303)
+  approvePost(@Req() req: ChorusRequest, @Param('id', PostIdPipe) id: number): Promise<Redirect> {
+    return this.moderate(req, { post: id }, 'approved');
+  }
+
+  @Post('posts/:id/reject')
+  @HttpCode(303)
+  rejectPost(@Req() req: ChorusRequest, @Param('id', PostIdPipe) id: number): Promise<Redirect> {
+    return this.moderate(req, { post: id }, 'rejected');
+  }
+
+  @Post('comments/:id/approve')
+  @HttpCode(303)
+  approveComment(@Req() req: ChorusRequest, @Param('id') id: string): Promise<Redirect> {
+    return this.moderate(req, { comment: commentId(id) }, 'approved');
+  }
+
+  @Post('comments/:id/reject')
+  @HttpCode(303)
+  rejectComment(@Req() req: ChorusRequest, @Param('id') id: string): Promise<Redirect> {
+    return this.moderate(req, { comment: commentId(id) }, 'rejected');
+  }
+
+  /** "Block" on a held post: its author, confirmed first. */
+  @Post('posts/:id/block')
+  @HttpCode(303)
+  async blockPostAuthor(@Req() req: ChorusRequest, @Param('id', PostIdPipe) id: number, @Body() form: Form): Promise<Page | Redirect> {
+    const author = await this.workspaces.authorOf(req.admin!.workspace.id, { post: id });
+    return this.blockPerson(req, author.id, form);
+  }
+
+  /** "Block" on a held comment: its author, confirmed first. */
+  @Post('comments/:id/block')
+  @HttpCode(303)
+  async blockCommentAuthor(@Req() req: ChorusRequest, @Param('id') id: string, @Body() form: Form): Promise<Page | Redirect> {
+    const author = await this.workspaces.authorOf(req.admin!.workspace.id, { comment: commentId(id) });
+    return this.blockPerson(req, author.id, form);
+  }
+
+    /** "Block" on a person: a page to confirm, then blocked (sessions ended, held items rejected). */
   @Post('people/:id/block')
   @HttpCode(303)
   async block(@Req() req: ChorusRequest, @Param('id') id: string, @Body() form: Form): Promise<Page | Redirect> {
@@ -76,7 +136,15 @@ export class AdminModerationController {
     return new Redirect(this.paths.admin('/admin/moderation?done=unblocked'));
   }
 
-  private async blockPerson(req: ChorusRequest, id: string, form: Form): Promise<Page | Redirect> {
+  /** Approves or rejects a post or a comment through the services the API calls (events, counts), as this member. */
+  private async moderate(req: ChorusRequest, item: { post: number } | { comment: number }, to: ModerationState): Promise<Redirect> {
+    const actor = memberActor(req.admin!);
+    if ('post' in item) await this.posts.setModeration(actor, item.post, to);
+    else await this.comments.setModeration(actor, item.comment, to);
+    return new Redirect(this.paths.admin(`/admin/moderation?done=${to}`));
+  }
+
+    private async blockPerson(req: ChorusRequest, id: string, form: Form): Promise<Page | Redirect> {
     const workspaceId = req.admin!.workspace.id;
     const person = await this.workspaces.person(workspaceId, id);
     if (form.confirm !== 'yes') {
@@ -102,22 +170,28 @@ export class AdminModerationController {
     return new Redirect(this.paths.admin('/admin/moderation?done=blocked'));
   }
 
-  /** In the blocking transaction: the person's sessions end. */
-  private onBlock(tx: Tx, workspaceId: string, id: string): void {
+  /** In the blocking transaction: the person's sessions end, and what they have waiting for review is rejected (nothing is sent). */
+  private async onBlock(tx: Tx, workspaceId: string, id: string): Promise<void> {
     this.sessions.endAll(tx, workspaceId, id);
+    await this.posts.rejectPendingOf(tx, workspaceId, id);
+    await this.comments.rejectPendingOf(tx, workspaceId, id);
   }
 
   /** The page, with the settings as typed (`form`) or as saved (null), and a refusal above it (`problem`). */
   private async page(req: ChorusRequest, form: FormState | null, notice: string | null, status = 200, problem?: string): Promise<Page> {
     const workspaceId = req.admin!.workspace.id;
     if (!form) {
-      const rules = await this.workspaces.signInRules(workspaceId);
-      form = emptyForm({ domains: rules.blockedDomains.join('\n'), refuse_disposable: rules.refuseDisposable ? 'true' : '' });
+      const [rules, workspace] = await Promise.all([this.workspaces.signInRules(workspaceId), this.workspaces.findById(workspaceId)]);
+      form = emptyForm({
+        moderation: workspace?.moderation ?? 'off',
+        domains: rules.blockedDomains.join('\n'),
+        refuse_disposable: rules.refuseDisposable ? 'true' : '',
+      });
     }
     if (problem) form.errors._form = problem;
     const blocked = await this.workspaces.blockedPeople(workspaceId);
     const queue: QueueItemView[] | null = null;
-    const html = moderationPage(this.paths.frame(req), { queue, more: false, blocked, form, notice, moderation: false });
+    const html = moderationPage(this.paths.frame(req), { queue, more: false, blocked, form, notice, moderation: true });
     return new Page(html, PRIVATE, status);
   }
 }
