@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { SessionsService } from '../src/web/shared/sessions.service';
+import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { atBlockedDomain, atDisposableDomain, parseBlockedDomains } from '../src/workspaces/email-domains';
 import { createWorkspace, TestWorkspace } from './support/factories';
+import { Client } from './support/http';
 import { MailServer } from './support/mail';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
 import { formToken, pageText, sentSignIn, signedInMember, ssoSigner, Visitor } from './support/site';
@@ -77,6 +79,25 @@ describe('blocking people and refusing sign-ins', () => {
     expect(answer.headers.getSetCookie().some((c) => /^__(Host|Secure)-chorus[.-][^=]*=[^;]/.test(c) && !c.includes('signin'))).toBe(false);
   };
 
+  /** A visitor's post on the ideas board, through its form: the post's id. */
+  const visitorPost = async (visitor: Visitor, title: string, slug = ws.slug) => {
+    const board = await visitor.get(`/${slug}/ideas`);
+    const answer = await visitor.post(`/${slug}/ideas/posts`, { _csrf: formToken(board.text, `/${slug}/ideas/posts`), title, body: 'Details', category: 'feature' });
+    expect(answer.status).toBe(303);
+    return Number(/\/p\/(\d+)/.exec(answer.location!)![1]);
+  };
+
+  /** A visitor's comment through the post page's form: the comment's id. */
+  const visitorComment = async (visitor: Visitor, postId: number, body: string, slug = ws.slug) => {
+    const page = await visitor.follow(await visitor.get(`/${slug}/ideas/p/${postId}`));
+    const action = /action="([^"]*\/comments)"/.exec(page.text)![1];
+    const answer = await visitor.post(action, { _csrf: formToken(page.text, action), body });
+    expect(answer.status).toBe(303);
+    return Number(/#comment-(\d+)/.exec(answer.location!)![1]);
+  };
+
+  const moderationOf = async (table: 'posts' | 'comments', id: number) => (await a.db.query(`SELECT moderation FROM ${table} WHERE id = $1`, [id]))[0]?.moderation;
+
   const personId = async (email: string) => (await a.db.query(`SELECT id FROM people WHERE workspace_id = $1 AND email = $2`, [ws.id, email]))[0]?.id as string;
 
   it('blocking on one instance ends the person\'s sessions on every instance at once; their sign-ins are then refused; unblocking lets them in again', async () => {
@@ -93,6 +114,13 @@ describe('blocking people and refusing sign-ins', () => {
       for (const visitor of [bySso, byCode]) expect(await signedInAs(on(app, visitor))).toBe(true);
     }
     const id = await personId(email);
+    // With every visitor's post and comment held, they have a post and a comment waiting.
+    await a.app.get(WorkspacesService).setModeration(ws.slug, 'all');
+    const held = await visitorPost(bySso, `Buy cheap watches ${run}`);
+    const onPost = (await new Client(a.baseUrl, ws.key).post('/api/v1/posts', { board: 'ideas', title: `A real idea ${run}` })).body.data.id;
+    const heldComment = await visitorComment(bySso, onPost, 'Visit my shop');
+    expect(await moderationOf('posts', held)).toBe('pending');
+    expect(await moderationOf('comments', heldComment)).toBe('pending');
 
     // The member blocks them on instance a (confirming first).
     const member = await signedInMember(a.baseUrl, a.app, ws.id, ws.member.email);
@@ -110,6 +138,10 @@ describe('blocking people and refusing sign-ins', () => {
       for (const visitor of [bySso, byCode]) expect(await signedInAs(on(app, visitor))).toBe(false);
     }
     expect((await a.db.query(`SELECT count(*)::int AS n FROM sessions WHERE workspace_id = $1 AND person_id = $2`, [ws.id, id]))[0].n).toBe(0);
+    // What they had waiting is rejected.
+    expect(await moderationOf('posts', held)).toBe('rejected');
+    expect(await moderationOf('comments', heldComment)).toBe('rejected');
+    await a.app.get(WorkspacesService).setModeration(ws.slug, 'off');
     const listed = pageText((await member.get('/admin/moderation?done=blocked')).text);
     expect(listed).toContain('The person was blocked');
     expect(listed).toMatch(new RegExp(`Spammy Sam ${email}`));
@@ -153,6 +185,7 @@ describe('blocking people and refusing sign-ins', () => {
     expect(page.text).toMatch(/<input type="checkbox" id="settings-refuse_disposable" name="refuse_disposable" value="true" checked/);
     const saved = await member.post('/admin/moderation', {
       _csrf: formToken(page.text, '/admin/moderation'),
+      moderation: 'off',
       domains: `Spam-${run}.TEST\n\n@bücher-${run}.example\n*.wild-${run}.test\nspam-${run}.test`,
       refuse_disposable: 'true',
     });
@@ -186,11 +219,13 @@ describe('blocking people and refusing sign-ins', () => {
     expect((await askCode(b, `x2@spam-${run}.test`, other.slug)).answer.status).toBe(303);
 
     // A line that is no domain: refused beside the field, nothing saved.
-    const bad = await member.post('/admin/moderation', { _csrf: formToken(shown.text, '/admin/moderation'), domains: `ok-${run}.test\nnot a domain`, refuse_disposable: 'true' });
+    const bad = await member.post('/admin/moderation', { _csrf: formToken(shown.text, '/admin/moderation'), moderation: 'all', domains: `ok-${run}.test\nnot a domain`, refuse_disposable: 'true' });
     expect(bad.status).toBe(400);
     expect(pageText(bad.text)).toContain('Blocked email domains line 2 ("not a domain") is not a domain');
     expect(bad.text).toContain(`ok-${run}.test\nnot a domain</textarea>`);
-    expect((await member.get('/admin/moderation')).text).toContain(`spam-${run}.test\n`);
+    const kept = (await member.get('/admin/moderation')).text;
+    expect(kept).toContain(`spam-${run}.test\n`);
+    expect(kept).toMatch(/<option value="off" selected>/); // the moderation typed with it was not saved either
   });
 
   it('refuses disposable addresses by default (sending nothing), and takes them once the box is unticked', async () => {
@@ -201,7 +236,7 @@ describe('blocking people and refusing sign-ins', () => {
     const member = await signedInMember(b.baseUrl, b.app, fresh.id, fresh.member.email);
     const page = await member.get('/admin/moderation');
     // The box unticked is not sent: refusing disposable addresses is off.
-    expect((await member.post('/admin/moderation', { _csrf: formToken(page.text, '/admin/moderation'), domains: '' })).status).toBe(303);
+    expect((await member.post('/admin/moderation', { _csrf: formToken(page.text, '/admin/moderation'), moderation: 'off', domains: '' })).status).toBe(303);
     expect((await member.get('/admin/moderation')).text).not.toMatch(/name="refuse_disposable" value="true" checked/);
     const taken = `taken-${run}@mailinator.com`;
     expect((await askCode(b, taken, fresh.slug)).answer.status).toBe(303);
@@ -209,6 +244,71 @@ describe('blocking people and refusing sign-ins', () => {
     const sent = await a.db.query(`SELECT recipient FROM webhook_deliveries WHERE workspace_id = $1 AND event_type = 'sign_in'`, [fresh.id]);
     expect(sent.map((r) => r.recipient)).toEqual([taken]);
     expect(smtp.accepted.filter((m) => m.envelopeTo.some((to) => to.startsWith(`d-${run}`) || to.startsWith(`d2-${run}`)))).toEqual([]);
+    await cancelPending(a.db, [fresh.id]);
+  });
+
+  it('the queue: Approve and Reject a post or a comment, Block on an item blocks its author and rejects the rest; another workspace\'s ids answer 404', async () => {
+    const fresh = await createWorkspace(a.app);
+    const api = new Client(a.baseUrl, fresh.key);
+    const target = (await api.post('/api/v1/posts', { board: 'ideas', title: `Approved already ${run}` })).body.data.id;
+    const member = await signedInMember(b.baseUrl, b.app, fresh.id, fresh.member.email);
+    let page = await member.get('/admin/moderation');
+    expect((await member.post('/admin/moderation', { _csrf: formToken(page.text, '/admin/moderation'), moderation: 'all', domains: '', refuse_disposable: 'true' })).status).toBe(303);
+    page = await member.get('/admin/moderation');
+    expect(page.text).toMatch(/<option value="all" selected>/);
+    expect(pageText(page.text)).toContain('Nothing is waiting for review.');
+
+    const { sign: signFresh } = await ssoSigner(a.app, fresh.id);
+    const visitor = new Visitor(a.baseUrl);
+    await visitor.get(`/${fresh.slug}/sso?token=${await signFresh({ email: `queue-${run}@example.com`, name: 'Quinn Queue' }, { expiresIn: '5m' })}`);
+    const first = await visitorPost(visitor, `First held post ${run}`, fresh.slug);
+    const second = await visitorPost(visitor, `Second held post ${run}`, fresh.slug);
+    const third = await visitorPost(visitor, `Third held post ${run}`, fresh.slug);
+    const comment = await visitorComment(visitor, target, `A held comment ${run}`, fresh.slug);
+    page = await member.get('/admin/moderation');
+    const text = pageText(page.text);
+    expect(text).toContain(`Post: First held post ${run}`);
+    expect(text).toContain(`Comment on: Approved already ${run}`);
+    expect(text).toContain(`A held comment ${run}`);
+    expect(text).toContain('by Quinn Queue');
+
+    // Another workspace's member: 404 for each, and nothing changes.
+    const stranger = await signedInMember(b.baseUrl, b.app, other.id, other.member.email);
+    const token = formToken((await stranger.get('/admin/moderation')).text, '/admin/moderation');
+    for (const path of [
+      `/admin/moderation/posts/${first}/approve`,
+      `/admin/moderation/posts/${first}/reject`,
+      `/admin/moderation/posts/${first}/block`,
+      `/admin/moderation/comments/${comment}/approve`,
+      `/admin/moderation/comments/${comment}/reject`,
+      `/admin/moderation/comments/${comment}/block`,
+      '/admin/moderation/comments/x1/approve',
+      '/admin/moderation/posts/0/approve',
+    ]) {
+      expect([path, (await stranger.post(path, { _csrf: token, confirm: 'yes' })).status]).toEqual([path, 404]);
+    }
+    expect([await moderationOf('posts', first), await moderationOf('comments', comment)]).toEqual(['pending', 'pending']);
+
+    const act = async (path: string, fields: Record<string, string> = {}) => {
+      const current = await member.get('/admin/moderation');
+      return member.post(path, { _csrf: formToken(current.text, '/admin/moderation'), ...fields });
+    };
+    let answer = await act(`/admin/moderation/posts/${first}/approve`);
+    expect([answer.status, answer.location]).toEqual([303, '/admin/moderation?done=approved']);
+    expect((await api.get(`/api/v1/posts/${first}`)).body.data.moderation).toBe('approved');
+    answer = await act(`/admin/moderation/comments/${comment}/reject`);
+    expect([answer.status, answer.location]).toEqual([303, '/admin/moderation?done=rejected']);
+    expect(await moderationOf('comments', comment)).toBe('rejected');
+    // Block on the second post: its author, confirmed; the third is rejected with it, the approved one stays.
+    const confirm = await act(`/admin/moderation/posts/${second}/block`);
+    expect(pageText(confirm.text)).toContain('Block Quinn Queue?');
+    answer = await member.post(`/admin/moderation/posts/${second}/block`, { _csrf: formToken(confirm.text), confirm: 'yes' });
+    expect([answer.status, answer.location]).toEqual([303, '/admin/moderation?done=blocked']);
+    expect([await moderationOf('posts', first), await moderationOf('posts', second), await moderationOf('posts', third)]).toEqual(['approved', 'rejected', 'rejected']);
+    expect(await signedInAs(visitor, `/${fresh.slug}/ideas`)).toBe(false);
+    const after = pageText((await member.get('/admin/moderation')).text);
+    expect(after).toContain('Nothing is waiting for review.');
+    expect(after).toContain(`Quinn Queue queue-${run}@example.com`);
     await cancelPending(a.db, [fresh.id]);
   });
 

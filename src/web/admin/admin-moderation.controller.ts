@@ -1,11 +1,9 @@
 import { Body, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { CommentsService } from '../../comments/comments.service';
 import { AppError } from '../../common/app-error';
 import { PostIdPipe } from '../../common/post-id.pipe';
 import type { ChorusRequest } from '../../common/request-context';
 import type { Tx } from '../../database/sql';
-import type { ModerationState } from '../../posts/post.entity';
-import { PostsService } from '../../posts/posts.service';
+import { ModerationItem, ModerationService } from '../../moderation/moderation.service';
 import { MODERATION_MODES, ModerationMode } from '../../workspaces/workspace.entity';
 import { WorkspacesService } from '../../workspaces/workspaces.service';
 import { memberActor } from './admin-context';
@@ -20,6 +18,8 @@ import { confirmPage } from './views/posts';
 
 type Form = Record<string, string | undefined>;
 const PRIVATE = { public: false as const };
+/** Items of the queue the page shows at once (each approved or rejected makes room for the next). */
+const QUEUE_SHOWN = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const NOTICES: Record<string, string> = {
@@ -53,8 +53,7 @@ export class AdminModerationController {
   constructor(
     private readonly workspaces: WorkspacesService,
     private readonly sessions: SessionsService,
-    private readonly posts: PostsService,
-    private readonly comments: CommentsService,
+    private readonly moderation: ModerationService,
     private readonly paths: AdminPaths,
   ) {}
 
@@ -85,25 +84,27 @@ export class AdminModerationController {
   @Post('posts/:id/approve')
   @HttpCode(303)
   approvePost(@Req() req: ChorusRequest, @Param('id', PostIdPipe) id: number): Promise<Redirect> {
-    return this.moderate(req, { post: id }, 'approved');
+    return this.moderate(req, 'approved', (actor) => this.moderation.approvePost(actor, id));
   }
 
   @Post('posts/:id/reject')
   @HttpCode(303)
   rejectPost(@Req() req: ChorusRequest, @Param('id', PostIdPipe) id: number): Promise<Redirect> {
-    return this.moderate(req, { post: id }, 'rejected');
+    return this.moderate(req, 'rejected', (actor) => this.moderation.rejectPost(actor, id));
   }
 
   @Post('comments/:id/approve')
   @HttpCode(303)
   approveComment(@Req() req: ChorusRequest, @Param('id') id: string): Promise<Redirect> {
-    return this.moderate(req, { comment: commentId(id) }, 'approved');
+    const comment = commentId(id);
+    return this.moderate(req, 'approved', (actor) => this.moderation.approveComment(actor, comment));
   }
 
   @Post('comments/:id/reject')
   @HttpCode(303)
   rejectComment(@Req() req: ChorusRequest, @Param('id') id: string): Promise<Redirect> {
-    return this.moderate(req, { comment: commentId(id) }, 'rejected');
+    const comment = commentId(id);
+    return this.moderate(req, 'rejected', (actor) => this.moderation.rejectComment(actor, comment));
   }
 
   /** "Block" on a held post: its author, confirmed first. */
@@ -137,11 +138,9 @@ export class AdminModerationController {
   }
 
   /** Approves or rejects a post or a comment through the services the API calls (events, counts), as this member. */
-  private async moderate(req: ChorusRequest, item: { post: number } | { comment: number }, to: ModerationState): Promise<Redirect> {
-    const actor = memberActor(req.admin!);
-    if ('post' in item) await this.posts.setModeration(actor, item.post, to);
-    else await this.comments.setModeration(actor, item.comment, to);
-    return new Redirect(this.paths.admin(`/admin/moderation?done=${to}`));
+  private async moderate(req: ChorusRequest, done: 'approved' | 'rejected', change: (actor: ReturnType<typeof memberActor>) => Promise<unknown>): Promise<Redirect> {
+    await change(memberActor(req.admin!));
+    return new Redirect(this.paths.admin(`/admin/moderation?done=${done}`));
   }
 
     private async blockPerson(req: ChorusRequest, id: string, form: Form): Promise<Page | Redirect> {
@@ -173,8 +172,7 @@ export class AdminModerationController {
   /** In the blocking transaction: the person's sessions end, and what they have waiting for review is rejected (nothing is sent). */
   private async onBlock(tx: Tx, workspaceId: string, id: string): Promise<void> {
     this.sessions.endAll(tx, workspaceId, id);
-    await this.posts.rejectPendingOf(tx, workspaceId, id);
-    await this.comments.rejectPendingOf(tx, workspaceId, id);
+    await this.moderation.rejectHeldOf(workspaceId, id, tx);
   }
 
   /** The page, with the settings as typed (`form`) or as saved (null), and a refusal above it (`problem`). */
@@ -189,9 +187,42 @@ export class AdminModerationController {
       });
     }
     if (problem) form.errors._form = problem;
-    const blocked = await this.workspaces.blockedPeople(workspaceId);
-    const queue: QueueItemView[] | null = null;
-    const html = moderationPage(this.paths.frame(req), { queue, more: false, blocked, form, notice, moderation: true });
+    const [blocked, queue] = await Promise.all([
+      this.workspaces.blockedPeople(workspaceId),
+      this.moderation.queue(memberActor(req.admin!), { limit: QUEUE_SHOWN, offset: 0 }),
+    ]);
+    const items = queue.data.map((item) => this.itemView(item));
+    const html = moderationPage(this.paths.frame(req), { queue: items, more: queue.has_more, blocked, form, notice });
     return new Page(html, PRIVATE, status);
+  }
+
+  private itemView(item: ModerationItem): QueueItemView {
+    const a = (path: string) => this.paths.admin(path);
+    const post = item.post;
+    if (item.kind === 'comment' && item.comment) {
+      const c = item.comment;
+      return {
+        kind: 'comment',
+        key: `comment-${c.id}`,
+        title: post.title,
+        text: c.body,
+        author: c.author.name,
+        board: post.board.name,
+        createdAt: c.created_at,
+        postUrl: a(`/admin/p/${post.id}`),
+        action: a(`/admin/moderation/comments/${c.id}`),
+      };
+    }
+    return {
+      kind: 'post',
+      key: `post-${post.id}`,
+      title: post.title,
+      text: post.body,
+      author: post.author.name,
+      board: post.board.name,
+      createdAt: post.created_at,
+      postUrl: a(`/admin/p/${post.id}`),
+      action: a(`/admin/moderation/posts/${post.id}`),
+    };
   }
 }

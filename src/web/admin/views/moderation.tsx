@@ -40,13 +40,11 @@ export const MODERATION_CHOICES = [
 export function moderationPage(
   frame: AdminFrame,
   view: {
-    queue: QueueItemView[] | null;
+    queue: QueueItemView[];
     more: boolean;
     blocked: PersonEntity[];
     form: FormState;
     notice: string | null;
-    /** Whether the workspace has the moderation setting (the choice is shown). */
-    moderation: boolean;
   },
 ): string {
   const a = frame.paths.admin;
@@ -60,7 +58,7 @@ export function moderationPage(
       <Notice text={view.notice} />
       <div class="columns">
         <div class="stack">
-          {view.queue ? <Queue items={view.queue} more={view.more} token={token} /> : null}
+          <Queue items={view.queue} more={view.more} token={token} />
           <section aria-labelledby="blocked-h">
             <h2 id="blocked-h">Blocked people</h2>
             {view.blocked.length === 0 ? (
@@ -92,16 +90,14 @@ export function moderationPage(
           <h2 id="settings-h">Settings</h2>
           <Token value={token} />
           <FormAlert form={view.form} />
-          {view.moderation ? (
-            <Select
-              form_id="settings"
-              name="moderation"
-              label="Moderation"
-              form={view.form}
-              options={MODERATION_CHOICES}
-              hint="Members’ posts and comments, and those made with an API key, are never held."
-            />
-          ) : null}
+          <Select
+            form_id="settings"
+            name="moderation"
+            label="Moderation"
+            form={view.form}
+            options={MODERATION_CHOICES}
+            hint="Members’ posts and comments, and those made with an API key, are never held."
+          />
           <TextArea
             form_id="settings"
             name="domains"
