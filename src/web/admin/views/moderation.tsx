@@ -27,9 +27,9 @@ export interface QueueItemView {
 
 /** The moderation choices, as the select shows them. */
 export const MODERATION_CHOICES = [
-  { value: 'off', label: 'Off: visitors’ posts and comments show at once' },
-  { value: 'first', label: 'First: hold a visitor’s posts and comments until one is approved' },
-  { value: 'all', label: 'All: hold every post and comment from visitors' },
+  { value: 'off', label: 'Off: publish at once' },
+  { value: 'first', label: 'First: hold until one is approved' },
+  { value: 'all', label: 'All: hold every one' },
 ];
 
 /**
@@ -96,7 +96,7 @@ export function moderationPage(
             label="Moderation"
             form={view.form}
             options={MODERATION_CHOICES}
-            hint="Members’ posts and comments, and those made with an API key, are never held."
+            hint="Which of visitors’ posts and comments wait for review. With “First”, once one of a visitor’s is approved the rest show at once. Members’ posts and comments, and those made with an API key, are never held."
           />
           <TextArea
             form_id="settings"
