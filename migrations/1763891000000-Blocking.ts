@@ -12,6 +12,10 @@ export class Blocking1763891000000 implements MigrationInterface {
   name = 'Blocking1763891000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // Citus runs DDL of a distributed table's shards in parallel, after which the transaction may
+    // not change a reference table: one connection at a time instead.
+    const [citus]: unknown[] = await q.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`);
+    if (citus) await q.query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`);
     await q.query(`ALTER TABLE people ADD COLUMN blocked_at timestamptz(3)`);
     await q.query(`CREATE INDEX people_blocked ON people (workspace_id, blocked_at) WHERE blocked_at IS NOT NULL`);
     await q.query(`ALTER TABLE workspaces ADD COLUMN blocked_email_domains text[] NOT NULL DEFAULT '{}'`);
