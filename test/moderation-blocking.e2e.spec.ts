@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { SessionsService } from '../src/web/shared/sessions.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
+import { disposableEmailBlocklist } from 'disposable-email-domains-js';
+import { normalDomain } from '../src/common/email-address';
 import { atBlockedDomain, atDisposableDomain, parseBlockedDomains } from '../src/workspaces/email-domains';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
@@ -353,5 +355,9 @@ describe('blocked and disposable domains (email-domains.ts)', () => {
     expect(atDisposableDomain('x@mailinator.com')).toBe(true);
     expect(atDisposableDomain('x@inbox.mailinator.com')).toBe(true);
     for (const ok of ['x@gmail.com', 'x@outlook.com', 'x@example.com', 'x@localhost']) expect([ok, atDisposableDomain(ok)]).toEqual([ok, false]);
+    // The package's domains are in the form addresses are compared in: no entry is missed for its case or IDN.
+    const list = disposableEmailBlocklist();
+    expect(list.length).toBeGreaterThan(1000);
+    expect(list.filter((d) => normalDomain(d) !== d)).toEqual([]);
   });
 });
