@@ -169,6 +169,13 @@ describe('blocking people and refusing sign-ins', () => {
     expect(await signedInAs(again.visitor)).toBe(false);
     expect((await a.db.query(`SELECT count(*)::int AS n FROM sessions WHERE workspace_id = $1 AND person_id = $2`, [ws.id, id]))[0].n).toBe(1); // the late one, which nobody finds
 
+    // A blocked person cannot be made a member (their sessions would be found by no request).
+    const members = await signedInMember(b.baseUrl, b.app, ws.id, ws.member.email);
+    const membersPage = await members.get('/admin/members');
+    const made = await members.post('/admin/members', { _csrf: formToken(membersPage.text, '/admin/members'), email, name: 'Sam' });
+    expect(made.status).toBe(400);
+    expect(pageText(made.text)).toContain('is blocked: unblock them on the moderation page first');
+
     // Unblocked (on instance b): SSO signs them in again.
     const memberB = await signedInMember(b.baseUrl, b.app, ws.id, ws.member.email);
     const list = await memberB.get('/admin/moderation');

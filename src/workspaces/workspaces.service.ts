@@ -154,6 +154,8 @@ export class WorkspacesService {
     return this.db.transaction(async (tx) => {
       const known = await this.findByEmail(workspaceId, input.email, tx);
       if (known?.kind === 'member') throw AppError.invalid('email', 'is a member already');
+      // A blocked person's sessions are found by no request: as a member they could not sign in.
+      if (known?.blockedAt) throw AppError.invalid('email', 'is blocked: unblock them on the moderation page first');
       if (!known) return this.addPerson(workspaceId, { kind: 'member', name: input.name, email: input.email }, tx);
       this.store.setKind(tx, workspaceId, known.id, 'member');
       return { ...known, kind: 'member' };
