@@ -339,6 +339,10 @@ describe('blocking people and refusing sign-ins', () => {
     const answer = await member.post(`/admin/moderation/people/${ws.member.id}/block`, { _csrf: formToken(own.text, '/admin/moderation'), confirm: 'yes' });
     expect(answer.status).toBe(409);
     expect(pageText(answer.text)).toContain('A member cannot be blocked');
+    // Asked without confirming: refused the same, no confirmation page.
+    const asked = await member.post(`/admin/moderation/people/${ws.member.id}/block`, { _csrf: formToken(own.text, '/admin/moderation') });
+    expect([asked.status, pageText(asked.text).includes('A member cannot be blocked')]).toEqual([409, true]);
+    expect((await a.db.query(`SELECT blocked_at FROM people WHERE id = $1`, [ws.member.id]))[0].blocked_at).toBeNull();
     // Unblocking someone not blocked: 404.
     expect((await member.post(`/admin/moderation/people/${id}/unblock`, { _csrf: formToken(own.text, '/admin/moderation') })).status).toBe(404);
   });

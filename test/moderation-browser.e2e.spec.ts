@@ -125,7 +125,7 @@ describeInBrowser('the moderation page in Chromium', () => {
     await page.getByText('The person was unblocked').waitFor();
     await page.getByText('Nobody is blocked.').waitFor();
     await ctx.close();
-  });
+  }, 240_000);
 
   it('refuses a disposable address\'s sign-in with "You cannot post here." and sends nothing (JavaScript off, then on with axe, light and dark)', async () => {
     const tried: string[] = [];
@@ -149,7 +149,7 @@ describeInBrowser('the moderation page in Chromium', () => {
     await sleep(1000);
     expect(smtp.accepted.filter((m) => m.envelopeTo.some((to) => tried.includes(to)))).toEqual([]);
     expect(await t.db.query(`SELECT id FROM webhook_deliveries WHERE recipient = ANY($1::text[])`, [tried])).toEqual([]);
-  });
+  }, 240_000);
 
   it('has no WCAG 2.2 A or AA violation, light and dark, and fits 320 px', async () => {
     await t.app.get(WorkspacesService).setModeration(ws.slug, 'all');
@@ -182,5 +182,5 @@ describeInBrowser('the moderation page in Chromium', () => {
         await heldItems();
       }
     }
-  });
+  }, 240_000);
 });

@@ -14,6 +14,8 @@ import { ImportedPerson, Membership, SignInRules, WorkspacesStore } from './work
 
 export type { SignInRules } from './workspaces.store';
 
+export const MEMBER_NOT_BLOCKED = 'A member cannot be blocked: remove them from the members first.';
+
 /** Blocked people the moderation page lists at most. */
 export const BLOCKED_SHOWN = 500;
 
@@ -260,7 +262,7 @@ export class WorkspacesService {
     return this.db.transaction(async (tx) => {
       const person = await this.store.person(tx, workspaceId, personId);
       if (!person) throw AppError.notFound('person');
-      if (person.kind === 'member') throw new AppError('conflict', 'A member cannot be blocked: remove them from the members first.');
+      if (person.kind === 'member') throw new AppError('conflict', MEMBER_NOT_BLOCKED);
       if (person.blockedAt) return person;
       await this.store.block(tx, workspaceId, personId);
       await also(tx);

@@ -5,7 +5,7 @@ import type { ChorusRequest } from '../../common/request-context';
 import type { Tx } from '../../database/sql';
 import { ModerationItem, ModerationService } from '../../moderation/moderation.service';
 import { MODERATION_MODES, ModerationMode } from '../../workspaces/workspace.entity';
-import { WorkspacesService } from '../../workspaces/workspaces.service';
+import { MEMBER_NOT_BLOCKED, WorkspacesService } from '../../workspaces/workspaces.service';
 import { memberActor } from './admin-context';
 import { emptyForm, FormState, refusalOf } from '../shared/forms';
 import { PageController } from '../shared/page-controller';
@@ -123,7 +123,7 @@ export class AdminModerationController {
     return this.blockPerson(req, author.id, form);
   }
 
-    /** "Block" on a person: a page to confirm, then blocked (sessions ended, held items rejected). */
+  /** "Block" on a person: a page to confirm, then blocked (sessions ended, held items rejected). */
   @Post('people/:id/block')
   @HttpCode(303)
   async block(@Req() req: ChorusRequest, @Param('id') id: string, @Body() form: Form): Promise<Page | Redirect> {
@@ -138,14 +138,20 @@ export class AdminModerationController {
   }
 
   /** Approves or rejects a post or a comment through the services the API calls (events, counts), as this member. */
-  private async moderate(req: ChorusRequest, done: 'approved' | 'rejected', change: (actor: ReturnType<typeof memberActor>) => Promise<unknown>): Promise<Redirect> {
+  private async moderate(
+    req: ChorusRequest,
+    done: 'approved' | 'rejected',
+    change: (actor: ReturnType<typeof memberActor>) => Promise<unknown>,
+  ): Promise<Redirect> {
     await change(memberActor(req.admin!));
     return new Redirect(this.paths.admin(`/admin/moderation?done=${done}`));
   }
 
-    private async blockPerson(req: ChorusRequest, id: string, form: Form): Promise<Page | Redirect> {
+  private async blockPerson(req: ChorusRequest, id: string, form: Form): Promise<Page | Redirect> {
     const workspaceId = req.admin!.workspace.id;
     const person = await this.workspaces.person(workspaceId, id);
+    // Asked before the confirmation too (the service refuses it all the same).
+    if (person.kind === 'member') return this.page(req, null, null, 409, MEMBER_NOT_BLOCKED);
     if (form.confirm !== 'yes') {
       const html = confirmPage(this.paths.frame(req), {
         title: `Block ${person.name}?`,
