@@ -28,6 +28,19 @@ export function normalEmail(address: string): string | null {
   return normal.length > MAX_ADDRESS_LENGTH ? null : normal;
 }
 
+/**
+ * A domain in the form normalEmail gives an address's domain (IDNA ASCII, lower-case), so that a
+ * domain typed as `Spam.TEST` or `ｓｐａｍ.test` matches the addresses at it; null for what is
+ * no host name.
+ */
+export function normalDomain(domain: string): string | null {
+  const ascii = domainToASCII(domain.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ''));
+  return isHostName(ascii) ? ascii : null;
+}
+
+/** The domain of an address in its normal form (everything after its last `@`). */
+export const domainOf = (normal: string): string => normal.slice(normal.lastIndexOf('@') + 1);
+
 /** Whether an address has a normal form (normalEmail). */
 export const isEmailAddress = (address: unknown): address is string => typeof address === 'string' && normalEmail(address) !== null;
 

@@ -10,4 +10,6 @@ export interface PersonEntity {
   name: string;
   email: string | null;
   createdAt: Date;
+  /** When the workspace blocked them (moderation); null when not blocked. */
+  blockedAt: Date | null;
 }

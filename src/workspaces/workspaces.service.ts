@@ -7,9 +7,28 @@ import { EventsStore } from '../outbox/events.store';
 import { PersonEntity, PersonKind } from './person.entity';
 import { Plan } from './plans';
 import { isReservedWorkspaceSlug, RESERVED_ROOT_SEGMENTS } from './reserved-slugs';
+import { atBlockedDomain, atDisposableDomain, parseBlockedDomains } from './email-domains';
 import { parseWidgetOrigins } from './widget-origins';
 import { MODERATION_MODES, ModerationMode, WorkspaceEntity } from './workspace.entity';
-import { ImportedPerson, Membership, WorkspacesStore } from './workspaces.store';
+import { ImportedPerson, Membership, SignInRules, WorkspacesStore } from './workspaces.store';
+
+export type { SignInRules } from './workspaces.store';
+
+export const MEMBER_NOT_BLOCKED = 'A member cannot be blocked: remove them from the members first.';
+
+/** Blocked people the moderation page lists at most. */
+export const BLOCKED_SHOWN = 500;
+
+/**
+ * A sign-in the workspace does not take: the person is blocked, or (an emailed code) the address
+ * is at a blocked or disposable domain. The site answers it with one page, "You cannot post here."
+ */
+export class SignInRefused extends Error {
+  constructor() {
+    super('You cannot post here.');
+    this.name = 'SignInRefused';
+  }
+}
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -122,6 +141,13 @@ export class WorkspacesService {
     return this.store.person(q, workspaceId, personId);
   }
 
+  /** The workspace's person with this id, or 404. */
+  async person(workspaceId: string, personId: string): Promise<PersonEntity> {
+    const person = await this.store.person(this.db, workspaceId, personId);
+    if (!person) throw AppError.notFound('person');
+    return person;
+  }
+
   /**
    * Makes someone a member (the dashboard): a new person, or the workspace's person with that
    * email (a voter, say) made a member. Someone who is a member already is refused.
@@ -130,6 +156,8 @@ export class WorkspacesService {
     return this.db.transaction(async (tx) => {
       const known = await this.findByEmail(workspaceId, input.email, tx);
       if (known?.kind === 'member') throw AppError.invalid('email', 'is a member already');
+      // A blocked person's sessions are found by no request: as a member they could not sign in.
+      if (known?.blockedAt) throw AppError.invalid('email', 'is blocked: unblock them on the moderation page first');
       if (!known) return this.addPerson(workspaceId, { kind: 'member', name: input.name, email: input.email }, tx);
       this.store.setKind(tx, workspaceId, known.id, 'member');
       return { ...known, kind: 'member' };
@@ -183,9 +211,80 @@ export class WorkspacesService {
     return this.db.transaction(async (tx) => {
       const added = await this.store.addPerson(tx, workspaceId, { kind: 'user', name: who.name, email });
       if (added) return added;
-      if (await this.store.signInKnown(tx, workspaceId, { email, name: who.name }, rename)) this.events.announceSiteChange(tx, workspaceId);
-      return (await this.store.personByEmail(tx, workspaceId, email))!;
+      const changed = await this.store.signInKnown(tx, workspaceId, { email, name: who.name }, rename);
+      const person = (await this.store.personByEmail(tx, workspaceId, email))!;
+      // Thrown inside the transaction: a blocked person's name is not changed either.
+      if (person.blockedAt) throw new SignInRefused();
+      if (changed) this.events.announceSiteChange(tx, workspaceId);
+      return person;
     });
+  }
+
+  /**
+   * Whether the workspace refuses an emailed-code sign-in from this address (before anything is
+   * sent): at a blocked email domain or under one, or at a disposable-mail domain while the
+   * workspace refuses those. Says nothing about any person: it reads the address alone.
+   */
+  async refusesCodeSignIn(workspaceId: string, email: string): Promise<boolean> {
+    const normal = normalEmail(email);
+    if (normal === null) return false;
+    const rules = await this.signInRules(workspaceId);
+    return atBlockedDomain(normal, rules.blockedDomains) || (rules.refuseDisposable && atDisposableDomain(normal));
+  }
+
+  async signInRules(workspaceId: string): Promise<SignInRules> {
+    const rules = await this.store.signInRules(workspaceId);
+    if (!rules) throw AppError.notFound('workspace');
+    return rules;
+  }
+
+  /**
+   * Saves the moderation page's sign-in settings: the blocked email domains as typed, one a line
+   * (email-domains.ts; a line that is no domain saves nothing, 400 naming `domains`), and whether
+   * disposable addresses are refused. Answers what was saved.
+   */
+  async setSignInRules(workspaceId: string, input: { domains: string; refuseDisposable: boolean }): Promise<SignInRules> {
+    const parsed = parseBlockedDomains(input.domains);
+    if ('error' in parsed) throw AppError.invalid('domains', parsed.error);
+    const rules = { blockedDomains: parsed.domains, refuseDisposable: input.refuseDisposable };
+    await this.store.setSignInRules(workspaceId, rules);
+    return rules;
+  }
+
+  /**
+   * Blocks a person (not a member: 409; none of this workspace: 404). `also` runs in the same
+   * transaction, only when the person was not blocked already: the caller ends their sessions and
+   * rejects their held posts and comments there (neither is this feature's). From then on the
+   * person's sign-ins are refused (signInPerson) and their sessions are found by no request.
+   * Blocking someone blocked already changes nothing.
+   */
+  async block(workspaceId: string, personId: string, also: (tx: Tx) => void | Promise<void>): Promise<PersonEntity> {
+    return this.db.transaction(async (tx) => {
+      const person = await this.store.person(tx, workspaceId, personId);
+      if (!person) throw AppError.notFound('person');
+      if (person.kind === 'member') throw new AppError('conflict', MEMBER_NOT_BLOCKED);
+      if (person.blockedAt) return person;
+      await this.store.block(tx, workspaceId, personId);
+      await also(tx);
+      return { ...person, blockedAt: new Date() };
+    });
+  }
+
+  /** Who wrote a post or a comment of the workspace (moderation's "Block" on an item), or 404. */
+  async authorOf(workspaceId: string, item: { post: number } | { comment: number }): Promise<PersonEntity> {
+    const person = await this.store.authorOf(workspaceId, item);
+    if (!person) throw AppError.notFound('post' in item ? 'post' : 'comment');
+    return person;
+  }
+
+    /** Lifts a block: the person may sign in again (their rejected items stay rejected). 404 for someone not blocked. */
+  async unblock(workspaceId: string, personId: string): Promise<void> {
+    if (!(await this.store.unblock(workspaceId, personId))) throw AppError.notFound('blocked person');
+  }
+
+  /** The workspace's blocked people, the latest blocked first (at most BLOCKED_SHOWN). */
+  blockedPeople(workspaceId: string): Promise<PersonEntity[]> {
+    return this.store.blocked(workspaceId, BLOCKED_SHOWN);
   }
 
   /**

@@ -5,7 +5,7 @@ import type { Plan } from './plans';
 import type { ModerationMode, WorkspaceEntity } from './workspace.entity';
 
 const WORKSPACE = `id, slug, name, plan, moderation, created_at AS "createdAt"`;
-const PERSON = `workspace_id AS "workspaceId", id, kind, name, email, created_at AS "createdAt"`;
+const PERSON = `workspace_id AS "workspaceId", id, kind, name, email, created_at AS "createdAt", blocked_at AS "blockedAt"`;
 
 const SQL = {
   createWorkspace: statement('ws_create', `INSERT INTO workspaces (slug, name, plan) VALUES ($1, $2, $3) RETURNING ${WORKSPACE}`),
@@ -74,12 +74,42 @@ const SQL = {
   ),
   widgetOrigins: statement('ws_widget_origins', `SELECT widget_origins FROM workspaces WHERE id = $1`),
   setWidgetOrigins: statement('ws_set_widget_origins', `UPDATE workspaces SET widget_origins = $2::text[] WHERE id = $1`),
+  signInRules: statement(
+    'ws_sign_in_rules',
+    `SELECT blocked_email_domains AS "blockedDomains", refuse_disposable_emails AS "refuseDisposable" FROM workspaces WHERE id = $1`,
+  ),
+  setSignInRules: statement('ws_set_sign_in_rules', `UPDATE workspaces SET blocked_email_domains = $2::text[], refuse_disposable_emails = $3 WHERE id = $1`),
+  block: statement(
+    'person_block',
+    `UPDATE people SET blocked_at = now() WHERE workspace_id = $1 AND id = $2 AND kind <> 'member' AND blocked_at IS NULL RETURNING id`,
+  ),
+  // Who wrote a post or a comment (moderation's "Block" on an item): reads of the owners' tables.
+  authorOfPost: statement(
+    'person_author_of_post',
+    `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND id = (SELECT author_id FROM posts WHERE workspace_id = $1 AND id = $2)`,
+  ),
+  authorOfComment: statement(
+    'person_author_of_comment',
+    `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND id = (SELECT author_id FROM comments WHERE workspace_id = $1 AND id = $2)`,
+  ),
+  unblock: statement('person_unblock', `UPDATE people SET blocked_at = NULL WHERE workspace_id = $1 AND id = $2 AND blocked_at IS NOT NULL RETURNING id`),
+  blocked: statement(
+    'person_blocked',
+    `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND blocked_at IS NOT NULL ORDER BY blocked_at DESC, id LIMIT $2`,
+  ),
   ssoMadeAt: statement('sso_made_at', `SELECT rotated_at FROM sso_secrets WHERE workspace_id = $1`),
   ssoKeys: statement(
     'sso_keys',
     `SELECT secret_sealed, previous_sealed, previous_expires_at > now() AS previous_valid FROM sso_secrets WHERE workspace_id = $1`,
   ),
 };
+
+/** Who may sign in to a workspace's public site by an emailed code (the moderation page's settings). */
+export interface SignInRules {
+  /** Domains in their normal form (IDNA ASCII, lower-case). */
+  blockedDomains: string[];
+  refuseDisposable: boolean;
+}
 
 /** A person an import brings (times as ISO 8601, none: now). */
 export interface ImportedPerson {
@@ -220,6 +250,37 @@ export class WorkspacesStore {
 
   async setWidgetOrigins(tx: Tx, workspaceId: string, origins: string[]): Promise<void> {
     await tx.rows(SQL.setWidgetOrigins, [workspaceId, origins]);
+  }
+
+  async signInRules(workspaceId: string): Promise<SignInRules | undefined> {
+    return (await this.db.rows<SignInRules>(SQL.signInRules, [workspaceId]))[0];
+  }
+
+  async setSignInRules(workspaceId: string, rules: SignInRules): Promise<void> {
+    await this.db.count(SQL.setSignInRules, [workspaceId, rules.blockedDomains, rules.refuseDisposable]);
+  }
+
+  /** Blocks a person who is not a member and not blocked already: whether it did. */
+  async block(tx: Tx, workspaceId: string, personId: string): Promise<boolean> {
+    return (await tx.rows(SQL.block, [workspaceId, personId])).length > 0;
+  }
+
+  /** The author of a post or a comment of the workspace, if there is one. */
+  async authorOf(workspaceId: string, item: { post: number } | { comment: number }): Promise<PersonEntity | undefined> {
+    const [row] = await ('post' in item
+      ? this.db.rows<PersonEntity>(SQL.authorOfPost, [workspaceId, item.post])
+      : this.db.rows<PersonEntity>(SQL.authorOfComment, [workspaceId, item.comment]));
+    return row;
+  }
+
+    /** Lifts a block: whether the person was blocked. */
+  async unblock(workspaceId: string, personId: string): Promise<boolean> {
+    return (await this.db.rows(SQL.unblock, [workspaceId, personId])).length > 0;
+  }
+
+  /** The workspace's blocked people, the latest blocked first. */
+  blocked(workspaceId: string, limit: number): Promise<PersonEntity[]> {
+    return this.db.rows<PersonEntity>(SQL.blocked, [workspaceId, limit]);
   }
 
   async ssoMadeAt(workspaceId: string): Promise<Date | null> {

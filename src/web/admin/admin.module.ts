@@ -3,6 +3,7 @@ import { AuthModule } from '../../auth/auth.module';
 import { BoardsModule } from '../../boards/boards.module';
 import { ChangelogModule } from '../../changelog/changelog.module';
 import { CommentsModule } from '../../comments/comments.module';
+import { ModerationModule } from '../../moderation/moderation.module';
 import { PostsModule } from '../../posts/posts.module';
 import { WebhooksModule } from '../../webhooks/webhooks.module';
 import { WorkspacesModule } from '../../workspaces/workspaces.module';
@@ -11,6 +12,7 @@ import { AdminBoardsController } from './admin-boards.controller';
 import { AdminChangelogController } from './admin-changelog.controller';
 import { AdminDevelopersController } from './admin-developers.controller';
 import { AdminMembersController } from './admin-members.controller';
+import { AdminModerationController } from './admin-moderation.controller';
 import { AdminWidgetController } from './admin-widget.controller';
 import { AdminPaths } from './admin-paths';
 import { AdminPostsController } from './admin-posts.controller';
@@ -23,8 +25,8 @@ import { DashboardSignIns } from './dashboard-sign-ins.service';
  * merge them, and run boards, keys, endpoints and members, through the services the API uses.
  */
 @Module({
-  imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule, ChangelogModule],
-  controllers: [AdminSignInController, AdminChangelogController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController, AdminWidgetController],
+  imports: [WebSharedModule, WorkspacesModule, AuthModule, BoardsModule, PostsModule, CommentsModule, WebhooksModule, ChangelogModule, ModerationModule],
+  controllers: [AdminSignInController, AdminChangelogController, AdminPostsController, AdminBoardsController, AdminDevelopersController, AdminMembersController, AdminModerationController, AdminWidgetController],
   providers: [AdminPaths, AdminGuard, DashboardSignIns],
 })
 export class AdminModule {}

@@ -65,7 +65,9 @@ export class SessionsService {
 
   /**
    * The live session a token names, with its person; null for anything else (unknown, ended,
-   * expired, of another kind, or a member session whose person is no longer a member).
+   * expired, of another kind, a member session whose person is no longer a member, or a blocked
+   * person's: blocking ends their sessions, and one started while they were being blocked is
+   * found by no request either).
    * Extends the session at most every few minutes.
    */
   async find(kind: SessionKind, token: string | undefined): Promise<Session | null> {
@@ -93,7 +95,7 @@ export class SessionsService {
     await this.store.endSession(parsed.workspaceId, parsed.id, hashSecret(parsed.secret));
   }
 
-  /** Ends every session of a person (a member removed), in the transaction `tx` that removes them. */
+  /** Ends every session of a person (a member removed, a person blocked), in the transaction `tx` that does it. */
   endAll(tx: Tx, workspaceId: string, personId: string): void {
     this.store.endSessionsOf(tx, workspaceId, personId);
   }

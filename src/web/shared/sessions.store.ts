@@ -59,7 +59,7 @@ export class SessionsStore {
     `SELECT s.secret_hash, s.person_id, p.name, p.email, p.kind AS person_kind,
             s.last_used_at < now() - $4 * interval '1 millisecond' AS stale
        FROM sessions s JOIN people p ON p.workspace_id = s.workspace_id AND p.id = s.person_id
-      WHERE s.workspace_id = $1 AND s.id = $2 AND s.kind = $3 AND s.expires_at > now()`,
+      WHERE s.workspace_id = $1 AND s.id = $2 AND s.kind = $3 AND s.expires_at > now() AND p.blocked_at IS NULL`,
   );
   private static readonly TOUCH = statement(
     'session_touch',

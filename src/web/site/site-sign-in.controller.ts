@@ -4,7 +4,7 @@ import type { ChorusRequest } from '../../common/request-context';
 import { validateForm } from '../../common/validation';
 import { Links } from '../../config/links';
 import { SsoRefusal, SsoService } from '../../workspaces/sso.service';
-import { WorkspacesService } from '../../workspaces/workspaces.service';
+import { SignInRefused, WorkspacesService } from '../../workspaces/workspaces.service';
 import { SignInForm } from '../shared/form-kind';
 import { emptyForm, FormState } from '../shared/forms';
 import { PageError } from '../shared/page-error';
@@ -21,6 +21,9 @@ import { codePage, linkPage, signInPage } from './views/sign-in';
 
 type Form = Record<string, string | undefined>;
 const PRIVATE = { public: false as const };
+
+/** The page a refused sign-in gets (a blocked person; an address at a blocked or disposable domain), whichever way it came. */
+const refused = () => new PageError(403, 'Sign-in refused', new SignInRefused().message);
 
 /**
  * Signing in to a workspace's public site, by an emailed code (or its link) or by SSO from the
@@ -52,8 +55,10 @@ export class SiteSignInController {
     const typed = { email: form.email ?? '', name: form.name ?? '' };
     const checked = await validateForm(SignInDto, typed, ['email', 'name']);
     if ('errors' in checked) return this.signInForm(req, res, redirect, { values: typed, errors: checked.errors }, 400);
-    const refused = await this.pages.refusedByLimits(req, res, checked.value.email);
-    if (refused) return this.signInForm(req, res, redirect, { values: typed, errors: { _form: refused } }, 429);
+    // Before the limits and the email: an address the workspace refuses is sent nothing.
+    if (await this.workspaces.refusesCodeSignIn(site.workspace.id, checked.value.email)) throw refused();
+    const limited = await this.pages.refusedByLimits(req, res, checked.value.email);
+    if (limited) return this.signInForm(req, res, redirect, { values: typed, errors: { _form: limited } }, 429);
     await this.signIn.sendCode({
       workspaceId: site.workspace.id,
       place: site.workspace.name,
@@ -137,10 +142,21 @@ export class SiteSignInController {
     return new Redirect(this.paths.back(site, form.back));
   }
 
-  /** A new session (a new id at every sign-in, the one before ended), and its cookie. */
-  private async startSession(req: ChorusRequest, res: Response, email: string, name: string | null, rename: boolean): Promise<void> {
+  /**
+   * A new session (a new id at every sign-in, the one before ended), and its cookie; the refused
+   * page for a blocked person, and for an emailed code's address at a domain blocked since the
+   * code was sent (SSO is the customer's app vouching: its addresses are not checked by domain).
+   */
+  private async startSession(req: ChorusRequest, res: Response, email: string, name: string | null, sso: boolean): Promise<void> {
     const site = req.site!;
-    const person = await this.workspaces.signInPerson(site.workspace.id, { email, name: name ?? email.split('@')[0] }, rename);
+    if (!sso && (await this.workspaces.refusesCodeSignIn(site.workspace.id, email))) throw refused();
+    let person;
+    try {
+      person = await this.workspaces.signInPerson(site.workspace.id, { email, name: name ?? email.split('@')[0] }, sso);
+    } catch (error) {
+      if (error instanceof SignInRefused) throw refused();
+      throw error;
+    }
     await this.pages.start(res, this.area(req), site.workspace.id, person.id, site.visitor);
   }
 

@@ -3,7 +3,7 @@ import { Child, Fragment, Html, documentHtml, h } from '../../shared/html';
 import { Layout } from '../../shared/layout';
 import { shownText } from '../../shared/text';
 
-export type Section = 'posts' | 'changelog' | 'boards' | 'developers' | 'members' | 'widget' | null;
+export type Section = 'posts' | 'changelog' | 'boards' | 'developers' | 'members' | 'moderation' | 'widget' | null;
 
 /** What every dashboard page knows: whose workspace, who is signed in, where things are. */
 export interface AdminFrame {
@@ -41,6 +41,7 @@ export function adminPage(frame: AdminFrame, title: string, section: Section, bo
         { href: a('/admin/boards'), label: 'Boards', current: section === 'boards' },
         { href: a('/admin/developers'), label: 'Developers', current: section === 'developers' },
         { href: a('/admin/members'), label: 'Members', current: section === 'members' },
+        { href: a('/admin/moderation'), label: 'Moderation', current: section === 'moderation' },
         { href: a('/admin/widget'), label: 'Widget', current: section === 'widget' },
       ]
     : [];
