@@ -29,11 +29,13 @@ import { ENDPOINT_KINDS, EndpointKind } from './outbox/webhook-endpoint.entity';
 import { SsoService } from './workspaces/sso.service';
 import { memberSignInLink } from './web/shared/sign-in.service';
 import { WorkspacesService } from './workspaces/workspaces.service';
+import { MODERATION_MODES, ModerationMode } from './workspaces/workspace.entity';
 
 const USAGE = `Usage: chorus <command> [options] [--json]
 
   workspace create --name <n> --slug <s> --plan free|pro|business
   workspace set-plan --workspace <slug> --plan <plan>
+  workspace set-moderation --workspace <slug> --moderation off|first|all
   workspace list
   member add --workspace <slug> --name <n> --email <e>
   member list --workspace <slug>
@@ -170,6 +172,12 @@ const COMMANDS: Record<string, Command> = {
   async 'workspace set-plan'(app, o) {
     const ws = await app.get(WorkspacesService).setPlan(required(o, 'workspace'), plan(o));
     return { json: { id: ws.id, slug: ws.slug, plan: ws.plan }, text: `Workspace ${ws.slug} is now on ${ws.plan}` };
+  },
+  async 'workspace set-moderation'(app, o) {
+    const value = required(o, 'moderation');
+    if (!(MODERATION_MODES as readonly string[]).includes(value)) throw new UsageError(`--moderation must be one of ${MODERATION_MODES.join(', ')}`);
+    const ws = await app.get(WorkspacesService).setModeration(required(o, 'workspace'), value as ModerationMode);
+    return { json: { slug: ws.slug, moderation: ws.moderation }, text: `Workspace ${ws.slug}: moderation ${ws.moderation}` };
   },
   async 'workspace list'(app) {
     const data = (await app.get(WorkspacesService).list()).map((w) => ({ id: w.id, slug: w.slug, name: w.name, plan: w.plan }));

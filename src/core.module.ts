@@ -6,6 +6,7 @@ import { CommentsModule } from './comments/comments.module';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
+import { ModerationModule } from './moderation/moderation.module';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseTarget } from './database/database';
 import { PostsModule } from './posts/posts.module';
@@ -28,6 +29,7 @@ export class CoreModule {
         BoardsModule,
         PostsModule,
         CommentsModule,
+        ModerationModule,
         WebhooksModule,
         ChangelogModule,
         TransferModule,
@@ -39,6 +41,7 @@ export class CoreModule {
         BoardsModule,
         PostsModule,
         CommentsModule,
+        ModerationModule,
         WebhooksModule,
         ChangelogModule,
         TransferModule,

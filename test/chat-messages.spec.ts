@@ -31,6 +31,7 @@ function post(overrides: Partial<PostResponse> = {}): PostResponse {
     pinned: false,
     merged_into: null,
     author: { name: 'Ann' },
+    moderation: 'approved',
     url: 'https://chorus.test/acme/features/p/42-dark-mode',
     admin_url: ADMIN_URL,
     created_at: '2024-05-01T10:00:00.000Z',
@@ -46,6 +47,7 @@ function comment(overrides: Partial<CommentResponse> = {}): CommentResponse {
     body: 'We are looking into this.',
     official: true,
     author: { name: 'Bob' },
+    moderation: 'approved',
     created_at: '2024-05-02T10:00:00.000Z',
     ...overrides,
   };

@@ -66,6 +66,7 @@ describe('chorus CLI', () => {
     expect((await api.get('/api/v1/boards')).status).toBe(403);
     await cliJson('workspace', 'set-plan', '--workspace', slug, '--plan', 'business');
     expect((await api.get('/api/v1/boards')).status).toBe(200);
+    expect(await cliJson('workspace', 'set-moderation', '--workspace', slug, '--moderation', 'first')).toEqual({ slug, moderation: 'first' });
 
     const keys = await cliJson('key', 'list', '--workspace', slug);
     expect(keys.data).toEqual([expect.objectContaining({ id: key.id, revoked_at: null })]);

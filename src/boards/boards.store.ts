@@ -12,7 +12,8 @@ const SQL = {
   listPublic: statement(
     'board_list_public',
     `SELECT ${columns('b.')},
-            (SELECT count(*) FROM posts p WHERE p.workspace_id = b.workspace_id AND p.board_id = b.id AND p.merged_into_id IS NULL)::integer AS posts
+            (SELECT count(*) FROM posts p WHERE p.workspace_id = b.workspace_id AND p.board_id = b.id AND p.merged_into_id IS NULL
+                                  AND p.moderation = 'approved')::integer AS posts
        FROM boards b WHERE b.workspace_id = $1 AND b.public ORDER BY b.created_at, b.slug`,
   ),
   bySlug: statement('board_by_slug', `SELECT ${BOARD} FROM boards WHERE workspace_id = $1 AND slug = $2`),

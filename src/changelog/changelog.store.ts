@@ -130,7 +130,7 @@ export class ChangelogStore {
     `SELECT l.entry_id, x.* FROM changelog_entry_posts l
        CROSS JOIN LATERAL (
          SELECT q.*, (SELECT b.public FROM boards b WHERE b.workspace_id = $1 AND b.id = q.board_id) AS board_public
-           FROM (${postSelect()} WHERE p.workspace_id = $1 AND p.id = l.post_id) q) x
+           FROM (${postSelect()} WHERE p.workspace_id = $1 AND p.id = l.post_id AND p.moderation = 'approved') q) x
       WHERE l.workspace_id = $1 AND l.entry_id = ANY ($2::bigint[])
       ORDER BY l.entry_id, l.post_id`,
   );
@@ -182,7 +182,7 @@ export class ChangelogStore {
     `SELECT l.post_id FROM changelog_entry_posts l
        JOIN posts p ON p.workspace_id = $1 AND p.id = l.post_id
        JOIN boards b ON b.workspace_id = $1 AND b.id = p.board_id
-      WHERE l.workspace_id = $1 AND l.entry_id = $2 AND b.public AND b.notify_voters`,
+      WHERE l.workspace_id = $1 AND l.entry_id = $2 AND b.public AND b.notify_voters AND p.moderation = 'approved'`,
   );
   // The linked posts come as a parameter ($5), so that each person's votes for them are read
   // from votes' primary key (workspace_id, post_id, person_id) by all three.

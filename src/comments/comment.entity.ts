@@ -8,5 +8,6 @@ export interface CommentEntity {
   authorId: string;
   body: string;
   official: boolean;
+  moderation: import('../posts/post.entity').ModerationState;
   createdAt: Date;
 }

@@ -1,17 +1,20 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { AuthorRef } from '../posts/post.mapper';
+import { MODERATION_STATES, ModerationState } from '../posts/post.entity';
 
 export interface CommentRow {
   id: string;
   post_id: string;
   body: string;
   official: boolean;
+  moderation: ModerationState;
+  author_id: string;
   author_name: string;
   created_at: Date;
 }
 
 export const COMMENT_SELECT = `
-  SELECT c.id, c.post_id, c.body, c.official, a.name AS author_name, c.created_at
+  SELECT c.id, c.post_id, c.body, c.official, c.moderation, c.author_id, a.name AS author_name, c.created_at
     FROM comments c
     JOIN people a ON a.workspace_id = c.workspace_id AND a.id = c.author_id`;
 
@@ -33,6 +36,12 @@ export class CommentResponse {
   @ApiProperty({ type: AuthorRef })
   author!: AuthorRef;
 
+  @ApiProperty({
+    enum: MODERATION_STATES,
+    description: '`approved`: shown. `pending`: held for review, seen only by its author and the team. `rejected`: never shown.',
+  })
+  moderation!: ModerationState;
+
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 }
@@ -44,6 +53,7 @@ export function toCommentResponse(row: CommentRow): CommentResponse {
     body: row.body,
     official: row.official,
     author: { name: row.author_name },
+    moderation: row.moderation,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -22,6 +22,7 @@ import { ImportedRecords1763850000000 } from '../../migrations/1763850000000-Imp
 import { ImportedChangelog1763860000000 } from '../../migrations/1763860000000-ImportedChangelog';
 import { WidgetOrigins1763870000000 } from '../../migrations/1763870000000-WidgetOrigins';
 import { VoterMailings1763880000000 } from '../../migrations/1763880000000-VoterMailings';
+import { Moderation1763890000000 } from '../../migrations/1763890000000-Moderation';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   ImportedChangelog1763860000000,
   WidgetOrigins1763870000000,
   VoterMailings1763880000000,
+  Moderation1763890000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */

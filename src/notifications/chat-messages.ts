@@ -74,7 +74,9 @@ export type ChatEvent =
   | { type: 'post.created'; data: PostCreatedData }
   | { type: 'post.voted'; data: PostVotedData }
   | { type: 'post.status_changed'; data: PostStatusChangedData }
-  | { type: 'comment.created'; data: CommentCreatedData };
+  | { type: 'comment.created'; data: CommentCreatedData }
+  | { type: 'post.pending'; data: PostCreatedData }
+  | { type: 'comment.pending'; data: CommentCreatedData };
 
 export type ChatEventType = ChatEvent['type'];
 
@@ -246,6 +248,8 @@ interface Described {
   vote?: { voter: string; count: string };
   /** A changelog entry published: the link goes to its public page. */
   changelog?: true;
+  /** Held for review (`post.pending`, `comment.pending`). */
+  pending?: true;
   /** Footer / context facts: "Post #42 · feature · by Ann". */
   facts: string[];
 }
@@ -284,6 +288,8 @@ function describe(event: ChatEvent): Described {
   switch (event?.type) {
     case 'post.created':
       return { ...base, facts: postFacts };
+    case 'post.pending':
+      return { ...base, pending: true, facts: postFacts };
     case 'post.status_changed': {
       const from = statusWords(data.previous_status);
       const to = statusWords(post.status);
@@ -306,11 +312,13 @@ function describe(event: ChatEvent): Described {
         facts: [`Post #${asText(post.id)}`],
       };
     }
-    case 'comment.created': {
+    case 'comment.created':
+    case 'comment.pending': {
       const comment = (data.comment ?? {}) as ChatComment;
       const author = oneLine(comment.author?.name) || 'someone';
       return {
         ...base,
+        ...(event.type === 'comment.pending' ? { pending: true as const } : {}),
         comment: { author, body: multiLine(comment.body), official: comment.official === true },
         facts: [`Comment #${asText(comment.id)} on post #${asText(post.id)}`, ...(comment.official ? ['official'] : [])],
       };
@@ -355,11 +363,13 @@ export function slackMessage(event: ChatEvent): SlackMessage {
     textHead = `New vote by ${voter} in ${board}${d.vote.count}`;
   } else if (d.comment) {
     const author = esc(d.comment.author, CUT_LIMITS.authorName, 400);
-    headline = `*New comment* by *${author}*${d.comment.official ? ' (official)' : ''} in *${board}*`;
-    textHead = `New comment by ${author} in ${board}`;
+    const what = d.pending ? 'Comment awaiting review' : 'New comment';
+    headline = `*${what}* by *${author}*${d.comment.official ? ' (official)' : ''} in *${board}*`;
+    textHead = `${what} by ${author} in ${board}`;
   } else {
-    headline = `*New post* in *${board}*`;
-    textHead = `New post in ${board}`;
+    const what = d.pending ? 'Post awaiting review' : 'New post';
+    headline = `*${what}* in *${board}*`;
+    textHead = `${what} in ${board}`;
   }
 
   let section = `${headline}\n*${link}*`;
@@ -425,7 +435,7 @@ export function discordMessage(event: ChatEvent): DiscordMessage {
     color = DISCORD_COLORS.vote;
   } else if (d.comment) {
     const author = esc(d.comment.author, CUT_LIMITS.authorName, 400);
-    description = `**New comment** by **${author}**${d.comment.official ? ' (official)' : ''} in **${board}**`;
+    description = `**${d.pending ? 'Comment awaiting review' : 'New comment'}** by **${author}**${d.comment.official ? ' (official)' : ''} in **${board}**`;
     const quote = esc(d.comment.body, CUT_LIMITS.quote, 1500);
     description += `\n${quote
       .split('\n')
@@ -433,7 +443,7 @@ export function discordMessage(event: ChatEvent): DiscordMessage {
       .join('\n')}`;
     color = DISCORD_COLORS.comment;
   } else {
-    description = `**New post** in **${board}**`;
+    description = `**${d.pending ? 'Post awaiting review' : 'New post'}** in **${board}**`;
     color = DISCORD_COLORS.created;
   }
 

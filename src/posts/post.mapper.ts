@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Links } from '../config/links';
-import { POST_CATEGORIES, POST_STATUSES, PostCategory, PostStatus } from './post.entity';
+import { MODERATION_STATES, ModerationState, POST_CATEGORIES, POST_STATUSES, PostCategory, PostStatus } from './post.entity';
 
 /** One row of postSelect: a post with its board, author and merge target. */
 export interface PostRow {
@@ -12,6 +12,8 @@ export interface PostRow {
   votes: number;
   comments_count: number;
   pinned: boolean;
+  moderation: ModerationState;
+  author_id: string;
   created_at: Date;
   updated_at: Date;
   board_id: string;
@@ -33,7 +35,7 @@ export interface PostRow {
  */
 export const postSelect = (source = 'posts', workspace = '$1') => `
   SELECT p.id, p.title, p.body, p.category, p.status, p.votes, p.comments_count, p.pinned,
-         p.created_at, p.updated_at,
+         p.moderation, p.author_id, p.created_at, p.updated_at,
          b.id AS board_id, b.slug AS board_slug, b.name AS board_name,
          (SELECT a.name FROM people a WHERE a.workspace_id = ${workspace} AND a.id = p.author_id) AS author_name,
          m.id AS merged_id, m.title AS merged_title, mb.slug AS merged_board_slug
@@ -115,6 +117,14 @@ export class PostResponse {
   @ApiProperty({ type: AuthorRef })
   author!: AuthorRef;
 
+  @ApiProperty({
+    enum: MODERATION_STATES,
+    description:
+      '`approved`: shown. `pending`: held for review (the workspace\'s `moderation`), seen only by its author and the team. ' +
+      '`rejected`: never shown.',
+  })
+  moderation!: ModerationState;
+
   @ApiProperty({ description: 'Public address: `<public base>/<workspace>/<board>/p/<id>-<title slug>`.' })
   url!: string;
 
@@ -156,6 +166,7 @@ export function toPostResponse(row: PostRow, workspaceSlug: string, links: Links
             url: links.post(workspaceSlug, row.merged_board_slug!, Number(row.merged_id), row.merged_title!),
           },
     author: { name: row.author_name },
+    moderation: row.moderation,
     url: links.post(workspaceSlug, row.board_slug, id, row.title),
     admin_url: links.postAdmin(id),
     created_at: row.created_at.toISOString(),

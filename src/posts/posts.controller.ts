@@ -36,7 +36,8 @@ export class PostsController {
     summary: 'List posts',
     description:
       'A page of the workspace\'s posts, newest first by default, optionally of one board or status, matching search terms. ' +
-      'Merged posts are left out unless `include_merged=true`. Walk the pages with `next_offset`.',
+      'Merged posts are left out unless `include_merged=true`; posts held for review or rejected, unless `moderation` asks for ' +
+      'them. Walk the pages with `next_offset`.',
   })
   @ApiOkResponse({ type: PageOf(PostResponse) })
   @ApiErrors([400, 'limit: must be an integer from 1 to 100'], [404, 'No such board "nope" in this workspace.'])
@@ -47,6 +48,7 @@ export class PostsController {
       q: query.q,
       sort: query.sort ?? 'new',
       includeMerged: query.include_merged === 'true',
+      moderation: query.moderation,
       ...toPage(query),
     });
   }
@@ -58,7 +60,7 @@ export class PostsController {
     summary: 'Create a post',
     description:
       'Creates a post on a board, as the given author or as the key\'s creator; the author\'s vote counts (`votes: 1`). ' +
-      'Sends `post.created`.',
+      'Sends `post.created`. Never held for review (`moderation: "approved"`).',
   })
   @ApiCreatedResponse({ type: DataOf(PostResponse) })
   @ApiErrors(400, [400, 'title: must be 4 to 120 characters'], [404, 'No such board "nope" in this workspace.'], 413)
@@ -83,7 +85,7 @@ export class PostsController {
   }
 
   @Get(':id')
-  @Operation({ id: 'getPost', summary: 'Get a post', description: 'One post of the workspace, merged ones included.' })
+  @Operation({ id: 'getPost', summary: 'Get a post', description: 'One post of the workspace, merged, held and rejected ones included.' })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1 } })
   @ApiOkResponse({ type: DataOf(PostResponse) })
   @ApiErrors([404, 'No such post in this workspace.'])

@@ -7,7 +7,7 @@ import { Links } from '../config/links';
 import { Database, Queryable, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
 import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
-import { PostCategory, PostStatus } from './post.entity';
+import { ModerationState, PostCategory, PostStatus } from './post.entity';
 import { PostResponse, PostRow, SimilarPostResponse, toPostResponse, VoterResponse } from './post.mapper';
 import { ImportedPost, LockedPost, PostsStore } from './posts.store';
 
@@ -34,6 +34,8 @@ export interface PostFilter {
   q?: string;
   sort: 'new' | 'top';
   includeMerged: boolean;
+  /** Held (`pending`) or `rejected` posts instead of the approved ones (the API's filter; the team's only). */
+  moderation?: ModerationState;
   limit: number;
   offset: number;
 }
@@ -64,6 +66,7 @@ export class PostsService {
       terms: (filter.q ?? '').split(/\s+/).filter(Boolean),
       sort: filter.sort,
       includeMerged: filter.includeMerged,
+      moderation: filter.moderation ?? 'approved',
       limit: filter.limit,
       offset: filter.offset,
     });
@@ -92,11 +95,25 @@ export class PostsService {
   }
 
   /**
+   * A post as a reader of the public site may see it: an approved one, or a held or rejected
+   * one to its author alone (`viewerId`); anyone else: not found, as for no post at all.
+   */
+  async visibleTo(reader: Reader, id: number, viewerId: string | undefined): Promise<PostResponse> {
+    const row = await this.store.get(this.db, reader.workspaceId, id);
+    if (!row || (row.moderation !== 'approved' && row.author_id !== viewerId)) throw AppError.notFound('post');
+    return toPostResponse(row, reader.workspaceSlug, this.links);
+  }
+
+  /**
    * Creates a post with its author's vote, and `post.created`. Posting as the key's creator (no
    * `author`) takes two round trips on one server: BEGIN with the board lookup, both inserts and
    * the read of the new post (one statement); then the event and the COMMIT.
+   *
+   * A visitor's post (`visitor`: the public site and the widget, the actor being the visitor) is
+   * held when the workspace's moderation says so: `pending`, with `post.pending` instead, and in
+   * no list until approved. A key's posts and a member's never are.
    */
-  async create(actor: Actor, input: NewPost): Promise<PostResponse> {
+  async create(actor: Actor, input: NewPost, options: { visitor?: boolean } = {}): Promise<PostResponse> {
     return this.db.transaction(async (tx) => {
       let authorId = actor.personId;
       if (input.author) {
@@ -104,30 +121,68 @@ export class PostsService {
         await this.boards.findBySlug(actor.workspaceId, input.board, tx);
         authorId = (await this.workspaces.resolveAuthor(tx, actor.workspaceId, input.author)).id;
       }
-      const event = this.events.expect(tx, actor.workspaceId, 'post.created');
+      const held = options.visitor === true && (await this.workspaces.holds(tx, actor.workspaceId, authorId));
+      const event = this.events.expect(tx, actor.workspaceId, held ? 'post.pending' : 'post.created');
       const row = await this.store.create(tx, actor.workspaceId, {
         boardSlug: input.board,
         title: input.title,
         body: input.body ?? '',
         category: input.category ?? 'feature',
         authorId,
+        moderation: held ? 'pending' : 'approved',
       });
       if (!row) throw AppError.notFound(`board "${input.board}"`);
+      // A person with an approved post is no longer held in mode `first` (the key's creator is a member: never held).
+      if (!held && (options.visitor || input.author)) this.workspaces.markApproved(tx, actor.workspaceId, [authorId]);
       const post = toPostResponse(row, actor.workspaceSlug, this.links);
       await event.record({ post }, actor.personId);
       return post;
     });
   }
 
-  /** Sets a post's status. The same status again changes nothing and sends nothing. */
+  /**
+   * Approves, holds or rejects a post, from any state. Approving sends `post.created` then, with
+   * the post as it now is; the same state again changes nothing and sends nothing.
+   */
+  async setModeration(actor: Actor, id: number, to: ModerationState): Promise<PostResponse> {
+    return this.db.transaction(async (tx) => {
+      const locked = (await this.store.lock(tx, actor.workspaceId, [id])).get(id);
+      if (!locked) throw AppError.notFound('post');
+      if (locked.moderation === to) return this.get(actor, id, tx);
+      const event = to === 'approved' ? this.events.expect(tx, actor.workspaceId, 'post.created') : null;
+      this.store.setModeration(tx, actor.workspaceId, id, to);
+      const post = await this.get(actor, id, tx);
+      if (event) {
+        this.workspaces.markApproved(tx, actor.workspaceId, [locked.authorId]);
+        await event.record({ post }, actor.personId);
+      } else if (locked.moderation === 'approved') {
+        // Out of the lists it was in: no event tells the pages.
+        this.events.announceSiteChange(tx, actor.workspaceId);
+      }
+      return post;
+    });
+  }
+
+  /** Rejects every held post of a person (a blocked one), in the caller's transaction; answers their ids. Nothing is sent. */
+  rejectPendingOf(tx: Tx, workspaceId: string, personId: string): Promise<number[]> {
+    return this.store.rejectPendingOf(tx, workspaceId, personId);
+  }
+
+  /**
+   * Sets a post's status. The same status again changes nothing and sends nothing; nor does a
+   * change of a held or rejected post (no event, so no message or voter email either).
+   */
   async setStatus(actor: Actor, id: number, status: PostStatus): Promise<PostResponse> {
     return this.db.transaction(async (tx) => {
-      const previous = (await this.store.lock(tx, actor.workspaceId, [id])).get(id)?.status;
+      const locked = (await this.store.lock(tx, actor.workspaceId, [id])).get(id);
+      const previous = locked?.status;
       if (!previous) throw AppError.notFound('post');
       if (previous === status) return this.get(actor, id, tx);
       this.store.setStatus(tx, actor.workspaceId, { postId: id, from: previous, to: status, by: actor.personId });
       const post = await this.get(actor, id, tx);
-      await this.events.record(tx, actor.workspaceId, 'post.status_changed', { post, previous_status: previous }, actor.personId);
+      if (locked.moderation === 'approved') {
+        await this.events.record(tx, actor.workspaceId, 'post.status_changed', { post, previous_status: previous }, actor.personId);
+      }
       return post;
     });
   }
@@ -143,6 +198,11 @@ export class PostsService {
       const previous = posts.get(id)!.status;
       this.store.merge(tx, actor.workspaceId, { postId: id, into, from: previous, by: actor.personId });
       const post = await this.get(actor, id, tx);
+      if (posts.get(id)!.moderation !== 'approved') {
+        // A held post's merge sends nothing; its target's votes may have changed all the same.
+        this.events.announceSiteChange(tx, actor.workspaceId);
+        return post;
+      }
       await this.events.record(
         tx,
         actor.workspaceId,
@@ -238,7 +298,10 @@ export class PostsService {
   private async castVote(tx: Tx, actor: Actor, postId: number, personId: string) {
     const added = await this.store.castVote(tx, actor.workspaceId, postId, personId);
     const [post, voter] = await Promise.all([this.get(actor, postId, tx), added ? this.workspaces.findPerson(tx, actor.workspaceId, personId) : null]);
-    if (voter) await this.events.record(tx, actor.workspaceId, 'post.voted', { post, voter: { name: voter.name } }, actor.personId);
+    // A vote on a held post tells no one of the post.
+    if (voter && post.moderation === 'approved') {
+      await this.events.record(tx, actor.workspaceId, 'post.voted', { post, voter: { name: voter.name } }, actor.personId);
+    }
     return { post, added };
   }
 
@@ -255,6 +318,11 @@ export class PostsService {
       next = post.mergedIntoId;
     }
     return chain;
+  }
+
+  /** Takes a comment that is no longer approved off its post's count, in the comment's transaction. */
+  uncountComment(tx: Tx, actor: Reader, postId: number): void {
+    this.store.uncountComment(tx, actor.workspaceId, postId);
   }
 
   /** Counts a new comment on its post, in the comment's transaction; 404 when the post is not there. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database, named, Queryable, statement, Tx } from '../database/sql';
 import type { Page } from '../common/page.query';
-import type { PostCategory, PostStatus } from './post.entity';
+import type { ModerationState, PostCategory, PostStatus } from './post.entity';
 import { PostRow, postSelect } from './post.mapper';
 
 /** What a list asks of the posts table; the board is already looked up. */
@@ -14,6 +14,8 @@ export interface PostQuery {
   terms: string[];
   sort: 'new' | 'top';
   includeMerged: boolean;
+  /** Which posts: the approved ones (every list of the site), or the held or rejected ones (the API's filter). */
+  moderation: ModerationState;
   limit: number;
   offset: number;
 }
@@ -24,6 +26,7 @@ export interface NewPostRow {
   body: string;
   category: PostCategory;
   authorId: string;
+  moderation: ModerationState;
 }
 
 /** A post an import brings (times as ISO 8601, none: now). */
@@ -35,6 +38,7 @@ export interface ImportedPost {
   status: PostStatus;
   pinned: boolean;
   authorId: string;
+  moderation: ModerationState;
   createdAt: string | null;
   updatedAt: string | null;
 }
@@ -43,6 +47,8 @@ export interface ImportedPost {
 export interface LockedPost {
   status: PostStatus;
   mergedIntoId: number | null;
+  moderation: ModerationState;
+  authorId: string;
 }
 
 const ORDER = {
@@ -65,8 +71,8 @@ const CREATE = statement(
   'post_create',
   `WITH board AS (SELECT id FROM boards WHERE workspace_id = $1 AND slug = $2),
         inserted AS (
-          INSERT INTO posts (workspace_id, board_id, title, body, category, author_id, votes)
-          SELECT $1, board.id, $3, $4, $5, $6, 1 FROM board
+          INSERT INTO posts (workspace_id, board_id, title, body, category, author_id, votes, moderation)
+          SELECT $1, board.id, $3, $4, $5, $6, 1, $7 FROM board
           RETURNING *),
         vote AS (INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM inserted)
    ${postSelect('inserted')}`,
@@ -74,9 +80,9 @@ const CREATE = statement(
 const GET = statement('post_get', `${postSelect()} WHERE p.workspace_id = $1 AND p.id = $2`);
 const LOCK = statement(
   'post_lock',
-  `SELECT id, status, merged_into_id FROM posts WHERE workspace_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE`,
+  `SELECT id, status, merged_into_id, moderation, author_id FROM posts WHERE workspace_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE`,
 );
-const PEEK = statement('post_peek', `SELECT id, status, merged_into_id FROM posts WHERE workspace_id = $1 AND id = ANY ($2::bigint[])`);
+const PEEK = statement('post_peek', `SELECT id, status, merged_into_id, moderation, author_id FROM posts WHERE workspace_id = $1 AND id = ANY ($2::bigint[])`);
 const SET_STATUS = statement('post_set_status', `UPDATE posts SET status = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`);
 const RECORD_CHANGE = statement(
   'post_status_change',
@@ -118,22 +124,32 @@ const COUNT_COMMENT = statement(
   'post_count_comment',
   `UPDATE posts SET comments_count = comments_count + 1 WHERE workspace_id = $1 AND id = $2`,
 );
+const UNCOUNT_COMMENT = statement(
+  'post_uncount_comment',
+  `UPDATE posts SET comments_count = greatest(comments_count - 1, 0) WHERE workspace_id = $1 AND id = $2`,
+);
+const SET_MODERATION = statement('post_set_moderation', `UPDATE posts SET moderation = $3 WHERE workspace_id = $1 AND id = $2`);
+const REJECT_PENDING_OF = statement(
+  'post_reject_pending_of',
+  `UPDATE posts SET moderation = 'rejected' WHERE workspace_id = $1 AND author_id = $2 AND moderation = 'pending' RETURNING id`,
+);
 const NEWEST_PUBLIC = statement(
   'post_newest_public',
   `SELECT p.id, p.title, b.slug AS board_slug, p.updated_at
      FROM posts p JOIN boards b ON b.workspace_id = p.workspace_id AND b.id = p.board_id
-    WHERE p.workspace_id = $1 AND b.public AND p.merged_into_id IS NULL
+    WHERE p.workspace_id = $1 AND b.public AND p.merged_into_id IS NULL AND p.moderation = 'approved'
     ORDER BY p.id DESC LIMIT $2`,
 );
 const NEXT_IDS = statement('post_next_ids', `SELECT nextval('posts_id_seq')::text AS id FROM generate_series(1, $1)`);
 const IMPORT = statement(
   'post_import',
-  `INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, votes, comments_count)
+  `INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, votes, comments_count,
+                      moderation)
    SELECT $1, r.id, r.board_id, r.title, r.body, r.category, r.status, r.pinned, r.author_id,
-          coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now()), 0, 0
+          coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now()), 0, 0, r.moderation
      FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::uuid[],
-                 $10::timestamptz[], $11::timestamptz[])
-       AS r(id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at)`,
+                 $10::timestamptz[], $11::timestamptz[], $12::text[])
+       AS r(id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, moderation)`,
 );
 const IMPORT_VOTES = statement(
   'post_import_votes',
@@ -163,7 +179,7 @@ export const SIMILARITY_THRESHOLD = 0.3;
 export const SIMILAR_LIMIT = 5;
 
 /**
- * A board's posts (not merged) whose titles are most like $3 ($4: a post left out, 0 for none),
+ * A board's posts (approved, not merged) whose titles are most like $3 ($4: a post left out, 0 for none),
  * best first. `title % $3` is what the trigram index (SimilarPosts migration) answers: titles
  * sharing at least pg_trgm.similarity_threshold of their trigrams (0.3 by default, the threshold
  * here); the outer test keeps that threshold even if the server's setting is lower. Ties: more
@@ -174,7 +190,7 @@ const SIMILAR = statement(
   'post_similar',
   `SELECT r.*, similarity(r.title, $3) AS similarity FROM (${postSelect(
     `(SELECT * FROM posts p
-       WHERE p.workspace_id = $1 AND p.board_id = $2 AND p.title % $3 AND p.merged_into_id IS NULL AND p.id <> $4
+       WHERE p.workspace_id = $1 AND p.board_id = $2 AND p.title % $3 AND p.merged_into_id IS NULL AND p.moderation = 'approved' AND p.id <> $4
        ORDER BY similarity(p.title, $3) DESC, p.votes DESC, p.id DESC LIMIT ${SIMILAR_LIMIT})`,
   )}) r
    WHERE similarity(r.title, $3) >= ${SIMILARITY_THRESHOLD}
@@ -203,6 +219,9 @@ export class PostsStore {
       where.push(`p.status = $${params.length}`);
     }
     if (!query.includeMerged) where.push('p.merged_into_id IS NULL');
+    // Not in the indexes the list walks: one more test of a row the walk reads anyway (held rows are few).
+    params.push(query.moderation);
+    where.push(`p.moderation = $${params.length}`);
     // Terms never hold white space, so matching `title || ' ' || body` is matching either one.
     const search = query.terms.map((term) => {
       params.push(likePattern(term));
@@ -259,7 +278,7 @@ export class PostsStore {
 
   /** A new post with its author's vote, read back; none when the board is not there. */
   async create(tx: Tx, workspaceId: string, post: NewPostRow): Promise<PostRow | undefined> {
-    const [row] = await tx.rows<PostRow>(CREATE, [workspaceId, post.boardSlug, post.title, post.body, post.category, post.authorId]);
+    const [row] = await tx.rows<PostRow>(CREATE, [workspaceId, post.boardSlug, post.title, post.body, post.category, post.authorId, post.moderation]);
     return row;
   }
 
@@ -273,10 +292,35 @@ export class PostsStore {
     return this.byId(await this.db.rows(PEEK, [workspaceId, ids]));
   }
 
-  private byId(rows: { id: string; status: PostStatus; merged_into_id: string | null }[]): Map<number, LockedPost> {
+  private byId(
+    rows: { id: string; status: PostStatus; merged_into_id: string | null; moderation: ModerationState; author_id: string }[],
+  ): Map<number, LockedPost> {
     return new Map(
-      rows.map((row) => [Number(row.id), { status: row.status, mergedIntoId: row.merged_into_id === null ? null : Number(row.merged_into_id) }]),
+      rows.map((row) => [
+        Number(row.id),
+        {
+          status: row.status,
+          mergedIntoId: row.merged_into_id === null ? null : Number(row.merged_into_id),
+          moderation: row.moderation,
+          authorId: row.author_id,
+        },
+      ]),
     );
+  }
+
+  /** Approves, holds or rejects a post (locked by the caller). */
+  setModeration(tx: Tx, workspaceId: string, postId: number, to: ModerationState): void {
+    tx.send(SET_MODERATION, [workspaceId, postId, to]);
+  }
+
+  /** Rejects every held post of a person; answers their ids. */
+  async rejectPendingOf(tx: Tx, workspaceId: string, personId: string): Promise<number[]> {
+    return (await tx.rows<{ id: string }>(REJECT_PENDING_OF, [workspaceId, personId])).map((row) => Number(row.id));
+  }
+
+  /** Takes a comment off its post's count (one no longer approved). */
+  uncountComment(tx: Tx, workspaceId: string, postId: number): void {
+    tx.send(UNCOUNT_COMMENT, [workspaceId, postId]);
   }
 
   /** Sets a post's status, and records who changed it from what to what. */
@@ -340,6 +384,7 @@ export class PostsStore {
       posts.map((p) => p.authorId),
       posts.map((p) => p.createdAt),
       posts.map((p) => p.updatedAt),
+      posts.map((p) => p.moderation),
     ]);
     return ids.map(Number);
   }
@@ -381,7 +426,7 @@ const CITUS = {
   id: statement('post_create_id', `SELECT nextval('posts_id_seq')::text AS id`),
   insert: statement(
     'post_create_insert',
-    `INSERT INTO posts (workspace_id, id, board_id, title, body, category, author_id, votes) VALUES ($1, $2, $3, $4, $5, $6, $7, 1)`,
+    `INSERT INTO posts (workspace_id, id, board_id, title, body, category, author_id, votes, moderation) VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)`,
   ),
   vote: statement('post_create_vote', `INSERT INTO votes (workspace_id, post_id, person_id) VALUES ($1, $2, $3)`),
 };
@@ -405,7 +450,7 @@ export class CitusPostsStore extends PostsStore {
       tx.rows<{ id: string }>(CITUS.id),
     ]);
     if (boards.length === 0) return undefined;
-    tx.send(CITUS.insert, [workspaceId, id, boards[0].id, post.title, post.body, post.category, post.authorId]);
+    tx.send(CITUS.insert, [workspaceId, id, boards[0].id, post.title, post.body, post.category, post.authorId, post.moderation]);
     tx.send(CITUS.vote, [workspaceId, id, post.authorId]);
     return this.get(tx, workspaceId, Number(id));
   }

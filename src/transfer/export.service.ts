@@ -43,7 +43,7 @@ const PAGE = 2_000;
  * or code. The changelog's entries are read through the changelog (its service), in the same
  * snapshot.
  *
- * Every comment's `moderation` is `approved` (without moderation every comment is published).
+ * Posts and comments carry their real `moderation` (held and rejected ones are exported too).
  */
 @Injectable()
 export class ExportService {
@@ -141,7 +141,6 @@ export class ExportService {
     await write<ExportedCommentRow>('comments', (after) => this.store.comments(q, ws, after?.id ?? null, PAGE), (c) => ({
       ...toCommentResponse(c),
       author_id: c.author_id,
-      moderation: 'approved',
     }));
     await write<{ id: number }>('changelog', (after) => this.changelog.exportPage(q, workspace, after?.id ?? null, PAGE), (e) => e);
     return counts;

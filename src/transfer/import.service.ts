@@ -391,6 +391,7 @@ class ImportRun {
         category: r.category,
         status: r.status,
         pinned: r.pinned,
+        moderation: r.moderation ?? 'approved',
         authorId: this.personIds.get(r.author.key)!,
         createdAt: r.createdAt,
         updatedAt: r.updatedAt,
@@ -472,10 +473,12 @@ class ImportRun {
         authorId: this.personIds.get(r.author.key)!,
         body: r.body.trim(),
         official: r.official,
+        moderation: r.moderation ?? 'approved',
         createdAt: r.createdAt,
       })),
     );
-    for (const r of fresh) this.tally(this.postIds.get(r.postKey)!).comments++;
+    // A held or rejected comment is on no post's count.
+    for (const r of fresh) if ((r.moderation ?? 'approved') === 'approved') this.tally(this.postIds.get(r.postKey)!).comments++;
     this.s.transfer.remember(this.tx, this.ws, this.source, 'comment', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('comment', fresh.length, 0);
   }

@@ -23,6 +23,7 @@ export interface ExportedPersonRow {
   unsubscribed: boolean;
   created_at: Date;
 }
+import type { ModerationState } from '../posts/post.entity';
 
 /** A post as the API reads it (PostRow), with the author's id. */
 export interface ExportedPostRow extends PostRow {
@@ -41,6 +42,7 @@ export interface ExportedCommentRow {
   post_id: string;
   body: string;
   official: boolean;
+  moderation: ModerationState;
   author_id: string;
   author_name: string;
   created_at: Date;
@@ -64,7 +66,7 @@ const SQL = {
   ),
   posts: statement(
     'transfer_posts',
-    `SELECT p.id, p.title, p.body, p.category, p.status, p.votes, p.comments_count, p.pinned, p.created_at, p.updated_at,
+    `SELECT p.id, p.title, p.body, p.category, p.status, p.votes, p.comments_count, p.pinned, p.moderation, p.created_at, p.updated_at,
             b.id AS board_id, b.slug AS board_slug, b.name AS board_name,
             p.author_id, (SELECT a.name FROM people a WHERE a.workspace_id = $1 AND a.id = p.author_id) AS author_name,
             m.id AS merged_id, m.title AS merged_title, mb.slug AS merged_board_slug
@@ -81,7 +83,7 @@ const SQL = {
   ),
   comments: statement(
     'transfer_comments',
-    `SELECT c.id, c.post_id, c.body, c.official, c.author_id, a.name AS author_name, c.created_at
+    `SELECT c.id, c.post_id, c.body, c.official, c.moderation, c.author_id, a.name AS author_name, c.created_at
        FROM (SELECT * FROM comments WHERE workspace_id = $1 AND id > $2 ORDER BY id LIMIT $3) c
        JOIN people a ON a.workspace_id = $1 AND a.id = c.author_id
       ORDER BY c.id`,

@@ -63,6 +63,20 @@ export const WEBHOOK_EVENTS: Record<EventType, WebhookEventDoc> & Record<string,
       'it afterwards sends nothing.',
     data: { properties: { entry: ref('ChangelogEntry', 'The entry, published, with its linked posts.') }, required: ['entry'] },
   },
+  'post.pending': {
+    summary: 'A post awaits review',
+    description:
+      'A visitor\'s post was held for review (the workspace\'s `moderation`): `moderation` is `pending`. It shows nowhere until ' +
+      'approved (`POST /api/v1/posts/{id}/approve`), which sends `post.created` then.',
+    data: { properties: { post: ref('Post', 'The held post, `moderation: "pending"`.') }, required: ['post'] },
+  },
+  'comment.pending': {
+    summary: 'A comment awaits review',
+    description:
+      'A visitor\'s comment was held for review (the workspace\'s `moderation`): `moderation` is `pending`. It shows nowhere until ' +
+      'approved (`POST /api/v1/comments/{id}/approve`), which sends `comment.created` then.',
+    data: { properties: { post: ref('Post'), comment: ref('Comment', 'The held comment, `moderation: "pending"`.') }, required: ['post', 'comment'] },
+  },
   ping: {
     summary: 'A test event',
     description: 'Sent only by `POST /api/v1/webhook_endpoints/{id}/test`, to check that the endpoint receives and verifies deliveries.',

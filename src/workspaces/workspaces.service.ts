@@ -8,7 +8,7 @@ import { PersonEntity, PersonKind } from './person.entity';
 import { Plan } from './plans';
 import { isReservedWorkspaceSlug, RESERVED_ROOT_SEGMENTS } from './reserved-slugs';
 import { parseWidgetOrigins } from './widget-origins';
-import { WorkspaceEntity } from './workspace.entity';
+import { MODERATION_MODES, ModerationMode, WorkspaceEntity } from './workspace.entity';
 import { ImportedPerson, Membership, WorkspacesStore } from './workspaces.store';
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -72,6 +72,29 @@ export class WorkspacesService {
 
   list(): Promise<WorkspaceEntity[]> {
     return this.store.listWorkspaces();
+  }
+
+  /** Sets what a visitor's posts and comments need before they show (`off`, `first`, `all`). */
+  async setModeration(slug: string, moderation: ModerationMode): Promise<WorkspaceEntity> {
+    if (!(MODERATION_MODES as readonly string[]).includes(moderation)) throw AppError.invalid('moderation', `must be one of ${MODERATION_MODES.join(', ')}`);
+    const saved = await this.store.setModeration(slug, moderation);
+    if (!saved) throw AppError.notFound(`workspace "${slug}"`);
+    return saved;
+  }
+
+  /**
+   * Whether a visitor's new post or comment is held: never for a member; in mode `all` always;
+   * in mode `first` until the person has an approved one.
+   */
+  async holds(q: Queryable, workspaceId: string, personId: string): Promise<boolean> {
+    const found = await this.store.holding(q, workspaceId, personId);
+    if (!found || found.kind === 'member') return false;
+    return found.moderation === 'all' || (found.moderation === 'first' && !found.has_approved);
+  }
+
+  /** Notes, in the transaction, that these people have an approved post or comment (mode `first`). */
+  markApproved(tx: Tx, workspaceId: string, personIds: string[]): void {
+    this.store.markApproved(tx, workspaceId, personIds);
   }
 
   async setPlan(slug: string, plan: Plan): Promise<WorkspaceEntity> {

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Database, Queryable, statement, Tx } from '../database/sql';
 import type { PersonEntity, PersonKind } from './person.entity';
 import type { Plan } from './plans';
-import type { WorkspaceEntity } from './workspace.entity';
+import type { ModerationMode, WorkspaceEntity } from './workspace.entity';
 
-const WORKSPACE = `id, slug, name, plan, created_at AS "createdAt"`;
+const WORKSPACE = `id, slug, name, plan, moderation, created_at AS "createdAt"`;
 const PERSON = `workspace_id AS "workspaceId", id, kind, name, email, created_at AS "createdAt"`;
 
 const SQL = {
@@ -12,6 +12,15 @@ const SQL = {
   bySlug: statement('ws_by_slug', `SELECT ${WORKSPACE} FROM workspaces WHERE slug = $1`),
   byId: statement('ws_by_id', `SELECT ${WORKSPACE} FROM workspaces WHERE id = $1`),
   list: statement('ws_list', `SELECT ${WORKSPACE} FROM workspaces ORDER BY created_at, slug`),
+  setModeration: statement('ws_set_moderation', `UPDATE workspaces SET moderation = $2 WHERE slug = $1 RETURNING ${WORKSPACE}`),
+  holding: statement(
+    'person_holding',
+    `SELECT w.moderation, p.kind, p.has_approved FROM people p JOIN workspaces w ON w.id = p.workspace_id WHERE p.workspace_id = $1 AND p.id = $2`,
+  ),
+  markApproved: statement(
+    'person_mark_approved',
+    `UPDATE people SET has_approved = true WHERE workspace_id = $1 AND id = ANY ($2::uuid[]) AND NOT has_approved`,
+  ),
   setPlan: statement('ws_set_plan', `UPDATE workspaces SET plan = $2 WHERE slug = $1 RETURNING ${WORKSPACE}`),
   person: statement('person_get', `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND id = $2`),
   byEmail: statement('person_by_email', `SELECT ${PERSON} FROM people WHERE workspace_id = $1 AND email = $2`),
@@ -110,6 +119,20 @@ export class WorkspacesStore {
 
   listWorkspaces(): Promise<WorkspaceEntity[]> {
     return this.db.rows<WorkspaceEntity>(SQL.list);
+  }
+
+  async setModeration(slug: string, moderation: ModerationMode): Promise<WorkspaceEntity | undefined> {
+    return (await this.db.rows<WorkspaceEntity>(SQL.setModeration, [slug, moderation]))[0];
+  }
+
+  /** The workspace's moderation, and whether the person is a member and has an approved item. */
+  async holding(q: Queryable, workspaceId: string, personId: string): Promise<{ moderation: ModerationMode; kind: PersonKind; has_approved: boolean } | undefined> {
+    return (await q.rows<{ moderation: ModerationMode; kind: PersonKind; has_approved: boolean }>(SQL.holding, [workspaceId, personId]))[0];
+  }
+
+  /** Notes that these people have an approved post or comment (sent with the transaction's next round trip). */
+  markApproved(tx: Tx, workspaceId: string, personIds: string[]): void {
+    if (personIds.length > 0) tx.send(SQL.markApproved, [workspaceId, personIds]);
   }
 
   async setPlan(slug: string, plan: Plan): Promise<WorkspaceEntity | undefined> {

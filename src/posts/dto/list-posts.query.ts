@@ -32,4 +32,12 @@ export class ListPostsQuery extends PageQuery {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'must be true or false' })
   include_merged?: 'true' | 'false';
+
+  @ApiPropertyOptional({
+    enum: ['pending', 'rejected'],
+    description: 'Posts held for review (`pending`) or `rejected` instead. Default: the approved posts only.',
+  })
+  @IsOptional()
+  @IsIn(['pending', 'rejected'], { message: 'must be pending or rejected' })
+  moderation?: 'pending' | 'rejected';
 }

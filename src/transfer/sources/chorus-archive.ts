@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
 import { ENTRY_STATES, ENTRY_TYPES, EntryState, EntryType } from '../../changelog/changelog-entry';
-import { POST_CATEGORIES, POST_STATUSES, PostCategory, PostStatus } from '../../posts/post.entity';
+import { MODERATION_STATES, ModerationState, POST_CATEGORIES, POST_STATUSES, PostCategory, PostStatus } from '../../posts/post.entity';
 import { EXPORT_FORMAT, EXPORT_VERSION, Manifest } from '../export.service';
 import { linesOf } from './lines';
 import { ImportSource, SourceError, SourceRecord, timeOf, Where } from './source';
@@ -128,6 +128,7 @@ function recordOf(file: string, o: Json, at: Where): SourceRecord {
       const author = id(o.author_id);
       if (!key || !boardKey || !author || typeof o.title !== 'string') return bad('a post needs id, board, title and author_id');
       if (!POST_STATUSES.includes(o.status as PostStatus)) return bad(`status: "${String(o.status)}" is not a status`);
+      if (o.moderation !== undefined && !MODERATION_STATES.includes(o.moderation as ModerationState)) return bad(`moderation: "${String(o.moderation)}" is not one of ${MODERATION_STATES.join(', ')}`);
       const merged = o.merged_into as Json | null | undefined;
       return {
         kind: 'post', at, key,
@@ -137,6 +138,7 @@ function recordOf(file: string, o: Json, at: Where): SourceRecord {
         category: POST_CATEGORIES.includes(o.category as PostCategory) ? (o.category as PostCategory) : 'feature',
         status: o.status as PostStatus,
         pinned: o.pinned === true,
+        moderation: (o.moderation as ModerationState | undefined) ?? 'approved',
         author: { key: author },
         mergedInto: merged ? (id(merged.id) ?? null) : null,
         createdAt: timeOf(str(o.created_at)) ?? null,
@@ -154,10 +156,11 @@ function recordOf(file: string, o: Json, at: Where): SourceRecord {
       const post = id(o.post_id);
       const author = id(o.author_id);
       if (!key || !post || !author || typeof o.body !== 'string') return bad('a comment needs id, post_id, author_id and body');
-      if (o.moderation !== undefined && o.moderation !== 'approved') return bad(`moderation: "${String(o.moderation)}" comments are not imported`);
+      if (o.moderation !== undefined && !MODERATION_STATES.includes(o.moderation as ModerationState)) return bad(`moderation: "${String(o.moderation)}" is not one of ${MODERATION_STATES.join(', ')}`);
       return {
         kind: 'comment', at, key, postKey: post, author: { key: author }, body: o.body,
         official: o.official === true,
+        moderation: (o.moderation as ModerationState | undefined) ?? 'approved',
         createdAt: timeOf(str(o.created_at)) ?? null,
       };
     }

@@ -1,5 +1,5 @@
 import type { EntryType } from '../../changelog/changelog-entry';
-import type { PostCategory, PostStatus } from '../../posts/post.entity';
+import type { ModerationState, PostCategory, PostStatus } from '../../posts/post.entity';
 
 /** Where a record starts: a file (or a list of an API) and its line, the header being line 1. */
 export interface Where {
@@ -52,6 +52,8 @@ export type SourceRecord =
       category: PostCategory;
       status: PostStatus;
       pinned: boolean;
+      /** A Chorus export's; none: approved. */
+      moderation?: ModerationState;
       author: PersonRef;
       /** The key of the post this one was merged into. */
       mergedInto: string | null;
@@ -67,6 +69,8 @@ export type SourceRecord =
       author: PersonRef;
       body: string;
       official: boolean;
+      /** A Chorus export's; none: approved. */
+      moderation?: ModerationState;
       createdAt: string | null;
     }
   /**

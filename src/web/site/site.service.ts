@@ -89,16 +89,16 @@ export class SiteService {
   async post(site: SiteContext, id: number): Promise<PostLookup> {
     const { post, board } = await this.publicPost(site, id);
     if (post.merged_into) {
-      const target = await this.posts.get(readerOf(site), post.merged_into.id);
+      const target = await this.posts.visibleTo(readerOf(site), post.merged_into.id, site.visitor?.personId);
       await this.boards.findPublicBySlug(site.workspace.id, target.board.slug);
       return { moved: target.url };
     }
     return { post, board };
   }
 
-  /** A post of a public board, merged or not. */
+  /** A post of a public board, merged or not; a held or rejected one for its author alone. */
   async publicPost(site: SiteContext, id: number): Promise<{ post: PostResponse; board: BoardEntity }> {
-    const post = await this.posts.get(readerOf(site), id);
+    const post = await this.posts.visibleTo(readerOf(site), id, site.visitor?.personId);
     return { post, board: await this.boards.findPublicBySlug(site.workspace.id, post.board.slug) };
   }
 
@@ -115,7 +115,7 @@ export class SiteService {
   }
 
   comments(site: SiteContext, post: PostResponse): Promise<CommentResponse[]> {
-    return this.commentsService.list(readerOf(site), post.id);
+    return this.commentsService.list(readerOf(site), post.id, site.visitor?.personId);
   }
 
   /** The top posts of public boards in each roadmap column. */

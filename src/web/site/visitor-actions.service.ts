@@ -20,7 +20,8 @@ export type Outcome<T> = { done: T } | { errors: Record<string, string> };
 /**
  * What a signed-in visitor does on the public site, through the services the API acts with:
  * the same validation, records and events (`post.voted`, `post.created`, `comment.created`,
- * with the visitor as the actor). Beyond the API's rules only the per-person limits: 10 posts
+ * with the visitor as the actor; held ones, per the workspace's moderation, send `post.pending` or
+ * `comment.pending` instead). Beyond the API's rules only the per-person limits: 10 posts
  * and 60 comments an hour, across instances.
  */
 @Injectable()
@@ -51,14 +52,14 @@ export class VisitorActionsService {
     }
     await this.withinLimit(site, 'posts', `You can post ${VISITOR_LIMITS.posts} times an hour.`);
     const { title, body, category } = checked.value;
-    return { done: await this.posts.create(actorOf(site), { board: board.slug, title, body, category }) };
+    return { done: await this.posts.create(actorOf(site), { board: board.slug, title, body, category }, { visitor: true }) };
   }
 
   async comment(site: SiteContext, post: PostResponse, form: Record<string, unknown>): Promise<Outcome<CommentResponse>> {
     const checked = await validateForm(CreateCommentDto, form, ['body']);
     if ('errors' in checked) return checked;
     await this.withinLimit(site, 'comments', `You can comment ${VISITOR_LIMITS.comments} times an hour.`);
-    return { done: await this.comments.create(actorOf(site), post.id, { body: checked.value.body, authorId: site.visitor!.personId }) };
+    return { done: await this.comments.create(actorOf(site), post.id, { body: checked.value.body, authorId: site.visitor!.personId, visitor: true }) };
   }
 
   private async withinLimit(site: SiteContext, what: keyof typeof VISITOR_LIMITS, message: string): Promise<void> {
