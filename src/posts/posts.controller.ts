@@ -74,7 +74,7 @@ export class PostsController {
     id: 'listSimilarPosts',
     summary: 'Find posts like a title',
     description:
-      'Up to 5 of the board\'s posts (not merged) whose titles are most alike the given one, best first, each with its ' +
+      'Up to 5 of the board\'s posts (approved, not merged) whose titles are most alike the given one, best first, each with its ' +
       '`similarity` from 0 to 1 (trigram similarity of the titles, ignoring case and punctuation); none under 0.3. ' +
       'What to show before someone posts a duplicate, or to find a post to merge into.',
   })

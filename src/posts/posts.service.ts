@@ -77,7 +77,7 @@ export class PostsService {
   }
 
   /**
-   * Up to 5 of a board's posts (not merged) whose titles are most like `title`, best first,
+   * Up to 5 of a board's posts (approved, not merged) whose titles are most like `title`, best first,
    * none under 0.3 similar: duplicates to show before a new post, and merge targets. `board`: a
    * slug (404 when the workspace has no such board), or the board's id when the caller has
    * looked it up. `except`: a post to leave out (the one being merged).

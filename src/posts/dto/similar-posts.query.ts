@@ -12,7 +12,7 @@ export class SimilarPostsQuery {
   @ApiProperty({ minLength: 1, maxLength: 200, description: 'The title to compare (1 to 200 characters after trimming).', example: 'Dark mode please' })
   @IsDefined({ message: 'is required' })
   @Trim()
-  @IsString({ message: 'must be a single string' })
+  @IsString({ message: 'must be a string' })
   @HasLength(1, 200)
   title!: string;
 }
