@@ -186,7 +186,7 @@ export const SIMILAR_LIMIT = 5;
  * votes first, then newer. Every table named with the workspace ($1): one shard's statement on
  * Citus.
  */
-const SIMILAR = statement(
+export const SIMILAR = statement(
   'post_similar',
   `SELECT r.*, similarity(r.title, $3) AS similarity FROM (${postSelect(
     `(SELECT * FROM posts p
