@@ -43,6 +43,7 @@ const TAGS: [name: string, description: string][] = [
   ['Boards', 'The workspace\'s boards.'],
   ['Posts', 'Feedback posts: list, search, create, change status, merge.'],
   ['Comments', 'Comments on posts, and official team replies.'],
+  ['Moderation', 'Visitors\' posts and comments held for review (the workspace\'s `moderation`): the queue, approve and reject.'],
   ['Changelog', 'What the team shipped, linked to the posts that asked for it; publishing tells their voters once.'],
   ['Webhook endpoints', 'Where events are delivered (own servers, Slack, Discord), and their deliveries.'],
   ['Webhook events', 'What an own server receives: one signed POST per event.'],

@@ -2,6 +2,8 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { CommentsService } from '../src/comments/comments.service';
+import { PostsService } from '../src/posts/posts.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Answer, Client } from './support/http';
@@ -142,6 +144,15 @@ describe('the OpenAPI document', () => {
     expect((await call('POST', `/api/v1/posts/${post.id}/comments`, { body: 'Thanks!' })).status).toBe(201);
     expect((await call('GET', `/api/v1/posts/${post.id}/comments`)).body.data).toHaveLength(1);
 
+    // Moderation: any state to any, the same again unchanged; the queue.
+    const comment = (await call('GET', `/api/v1/posts/${post.id}/comments`)).body.data[0];
+    expect((await call('POST', `/api/v1/comments/${comment.id}/reject`)).body.data.moderation).toBe('rejected');
+    expect((await call('POST', `/api/v1/comments/${comment.id}/approve`)).body.data.moderation).toBe('approved');
+    expect((await call('POST', `/api/v1/posts/${other.id}/reject`)).body.data.moderation).toBe('rejected');
+    expect((await call('GET', '/api/v1/posts?moderation=rejected&include_merged=true')).body.data.map((p: { id: number }) => p.id)).toEqual([other.id]);
+    expect((await call('POST', `/api/v1/posts/${other.id}/approve`)).body.data.moderation).toBe('approved');
+    expect((await call('GET', '/api/v1/moderation?limit=1')).body.data).toEqual([]);
+
     // Votes
     expect((await call('POST', `/api/v1/posts/${post.id}/votes`, { voter: { name: 'Vic', email: 'vic@doc.example' } })).status).toBe(201);
     expect((await call('POST', `/api/v1/posts/${post.id}/votes`, { voter: { email: 'vic@doc.example' } })).status).toBe(200);
@@ -210,6 +221,11 @@ describe('the OpenAPI document', () => {
     expect((await call('POST', `/api/v1/posts/${post.id}/comments`, { body: '' })).status).toBe(400);
     expect((await call('GET', '/api/v1/posts/999999999/comments')).status).toBe(404);
     expect((await call('GET', '/api/v1/posts/999999999/votes')).status).toBe(404);
+    expect((await call('GET', '/api/v1/moderation?limit=0')).status).toBe(400);
+    for (const action of ['approve', 'reject']) {
+      expect((await call('POST', `/api/v1/posts/999999999/${action}`)).status).toBe(404);
+      expect((await call('POST', `/api/v1/comments/999999999/${action}`)).status).toBe(404);
+    }
     expect((await call('POST', `/api/v1/posts/${post.id}/votes`, { voter: {} })).status).toBe(400);
     expect((await call('DELETE', `/api/v1/posts/${post.id}/votes`, { voter: { name: 'No email' } })).status).toBe(400);
     expect((await call('POST', '/api/v1/webhook_endpoints/00000000-0000-4000-8000-000000000000/test')).status).toBe(404);
@@ -289,6 +305,7 @@ describe('the OpenAPI document', () => {
     const types = Object.keys(document.webhooks).filter((type) => type !== 'ping'); // a ping is sent on request, not subscribed to
     expect(types).toEqual(expect.arrayContaining(['post.created', 'post.status_changed', 'comment.created', 'post.voted', 'changelog.published']));
     const hooked = await createWorkspace(t.app);
+    await t.app.get(WorkspacesService).setModeration(hooked.slug, 'all');
     const endpoint = await api.post('/api/v1/webhook_endpoints', { url: okReceiverUrl, events: types }, { key: hooked.key });
     expect(endpoint.status).toBe(201);
     const as = { key: hooked.key };
@@ -300,8 +317,14 @@ describe('the OpenAPI document', () => {
     expect((await api.post(`/api/v1/posts/${post.id}/comments`, { body: 'Delivered reply' }, as)).status).toBe(201);
     const entry = { title: 'Delivered entry', type: 'improved', post_ids: [post.id], publish_at: new Date().toISOString() };
     expect((await api.post('/api/v1/changelog', entry, as)).status).toBe(201);
-    for (const deadline = Date.now() + 30_000; received.length < 6; ) {
-      if (Date.now() > deadline) throw new Error(`only ${received.length} of 6 deliveries arrived`);
+    // A visitor's post and comment, held (the site's and the widget's way in).
+    const visitor = await t.app.get(WorkspacesService).addPerson(hooked.id, { kind: 'user', name: 'Held Visitor', email: `held@${hooked.slug}.example` });
+    const visitorActor = { workspaceId: hooked.id, workspaceSlug: hooked.slug, personId: visitor.id };
+    const held = await t.app.get(PostsService).create(visitorActor, { board, title: 'Held for review' }, { visitor: true });
+    expect(held.moderation).toBe('pending');
+    await t.app.get(CommentsService).create(visitorActor, post.id, { body: 'Held reply', authorId: visitor.id, visitor: true });
+    for (const deadline = Date.now() + 30_000; received.length < 8; ) {
+      if (Date.now() > deadline) throw new Error(`only ${received.length} of 8 deliveries arrived`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const seen = new Set<string>();
@@ -327,6 +350,6 @@ describe('the OpenAPI document', () => {
       seen.add(body.type);
       if (body.data.merged_into) expect(body.data.merged_into.id).toBe(post.id);
     }
-    expect([...seen].sort()).toEqual(['changelog.published', 'comment.created', 'post.created', 'post.status_changed']);
+    expect([...seen].sort()).toEqual(['changelog.published', 'comment.created', 'comment.pending', 'post.created', 'post.pending', 'post.status_changed']);
   });
 });

@@ -10,6 +10,7 @@ import { QueryValidation } from '../common/validation';
 import { PostResponse } from '../posts/post.mapper';
 import { CommentIdPipe } from './comment-id.pipe';
 import { ModerationItem, ModerationService } from './moderation.service';
+import { Idempotent } from '../idempotency/idempotency.module';
 
 const SAME_AGAIN = 'The same state again answers 200 with the object unchanged and sends nothing.';
 
@@ -34,6 +35,7 @@ export class ModerationController {
   }
 
   @Post('posts/:id/approve')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'approvePost',
@@ -48,6 +50,7 @@ export class ModerationController {
   }
 
   @Post('posts/:id/reject')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'rejectPost',
@@ -62,6 +65,7 @@ export class ModerationController {
   }
 
   @Post('comments/:id/approve')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'approveComment',
@@ -78,6 +82,7 @@ export class ModerationController {
   }
 
   @Post('comments/:id/reject')
+  @Idempotent()
   @HttpCode(200)
   @Operation({
     id: 'rejectComment',

@@ -12,12 +12,12 @@ const QUEUE = statement(
   'moderation_queue',
   `SELECT kind, post_id, comment_id FROM (
      (SELECT 'post' AS kind, id AS post_id, NULL::bigint AS comment_id, created_at, id AS item_id
-        FROM posts WHERE workspace_id = $1 AND moderation = 'pending' ORDER BY created_at, id LIMIT $2 + $3)
+        FROM posts WHERE workspace_id = $1 AND moderation = 'pending' ORDER BY created_at, id LIMIT $2::bigint + $3::bigint)
      UNION ALL
      (SELECT 'comment' AS kind, post_id, id AS comment_id, created_at, id AS item_id
-        FROM comments WHERE workspace_id = $1 AND moderation = 'pending' ORDER BY created_at, id LIMIT $2 + $3)
+        FROM comments WHERE workspace_id = $1 AND moderation = 'pending' ORDER BY created_at, id LIMIT $2::bigint + $3::bigint)
    ) q
-   ORDER BY created_at, kind DESC, item_id LIMIT $2 OFFSET $3`,
+   ORDER BY created_at, kind DESC, item_id LIMIT $2::bigint OFFSET $3::bigint`,
 );
 
 export interface QueueRow {

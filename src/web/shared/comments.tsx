@@ -13,6 +13,7 @@ export function CommentList({ comments }: { comments: CommentResponse[] }): Html
           <header>
             <bdi class="who">{shownText(comment.author.name)}</bdi>
             {comment.official ? <span class="official">Official</span> : null}
+            {comment.moderation !== 'approved' ? <span class="awaiting">Awaiting review</span> : null}
             <time datetime={comment.created_at.slice(0, 10)}>{day(comment.created_at)}</time>
           </header>
           <FormattedText text={comment.body} />

@@ -128,6 +128,7 @@ button.danger { background: var(--danger); border-color: var(--danger); color: v
 .comments { list-style: none; margin: 0; padding: 0; }
 .comment { padding: .9rem 1rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
 .comment + .comment { margin-top: .75rem; }
+.awaiting { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .75rem; font-weight: 700; border: 1px solid currentColor; }
 .comment.is-official { border-color: var(--accent); }
 .comment header { display: flex; flex-wrap: wrap; gap: .25rem .75rem; align-items: center; margin-bottom: .35rem; font-size: .9rem; }
 .comment header .who { color: var(--text); font-weight: 600; }

@@ -45,6 +45,11 @@ export function postPage(frame: SiteFrame, view: PostView): string {
             <h1 class="user-text">
               {title}
             </h1>
+            {post.moderation !== 'approved' ? (
+              <p class="awaiting" role="status">
+                Awaiting review
+              </p>
+            ) : null}
             <PostMeta post={post} />
             <ShippedIn entries={view.shippedIn} />
           </div>
