@@ -1,7 +1,7 @@
 // `npm run test:citus`: the suites that prove Chorus on Citus (the API's journey as single-shard
 // queries, the API end to end, webhooks, voter emails, fairness, several outbox processors, a
 // worker added and shards rebalanced under load, the public site and the dashboard over HTTP,
-// lookalike addresses and sign-ins used once, blocking and refused sign-ins),
+// lookalike addresses and sign-ins used once, blocking and refused sign-ins, similar posts),
 // against a fresh database on the local cluster of ../shared/citus/cluster (a coordinator and two
 // workers). About 70 s on this 2-core machine, two files at a time as `npm test` runs them (three
 // at a time overloaded it: three PostgreSQL servers and the processors share its two cores). The
@@ -30,6 +30,7 @@ const SUITES = [
   'changelog',
   'transfer',
   'moderation-blocking',
+  'similar-posts',
 ];
 
 module.exports = async () => {

@@ -126,6 +126,7 @@ describeCitus('on Citus, every request of a workspace is single-shard', () => {
     await step('list posts', () => api.get('/api/v1/posts?limit=10'));
     await step('list posts by votes on a board', () => api.get('/api/v1/posts?board=ideas&sort=top&limit=10'));
     await step('search', () => api.get('/api/v1/posts?q=dark'));
+    await step('similar posts', () => api.get('/api/v1/posts/similar?board=ideas&title=Dark%20mode%20please'));
     await step('read a post', () => api.get(`/api/v1/posts/${post.id}`));
     await step('list boards', () => api.get('/api/v1/boards'));
     await step('vote', () => api.post(`/api/v1/posts/${post.id}/votes`, { voter: { name: 'Gus', email: 'gus@customer.example' } }));

@@ -109,6 +109,9 @@ describeInBrowser('the widget in Chromium (third-party cookies blocked)', () => 
     await frame.getByLabel('Title').fill(`Posted in the widget ${run}`);
     await frame.getByLabel('Details').fill('From inside the panel');
     await frame.getByRole('button', { name: 'Submit post' }).click();
+    // Its title is like "Seen in the widget": the "Similar posts" step comes first, in the frame too.
+    await frame.getByRole('heading', { level: 1, name: 'Similar posts' }).waitFor();
+    await frame.getByRole('button', { name: 'Post anyway' }).click();
     await frame.getByRole('heading', { level: 1, name: `Posted in the widget ${run}` }).waitFor();
     expect((await embedFrame(page)).url()).toMatch(new RegExp(`^${base}/embed/${ws.slug}/ideas/p/\\d+-`));
     await frame.getByRole('textbox', { name: 'Comment' }).fill(`A comment in the widget ${run}`);

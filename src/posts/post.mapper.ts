@@ -138,6 +138,13 @@ export class PostResponse {
   updated_at!: string;
 }
 
+/** A post like a title: the post, with how alike the titles are. */
+@ApiSchema({ name: 'SimilarPost' })
+export class SimilarPostResponse extends PostResponse {
+  @ApiProperty({ type: 'number', minimum: 0.3, maximum: 1, description: 'How alike the titles are, from 0 to 1 (pg_trgm\'s trigram similarity); never under 0.3.', example: 0.59 })
+  similarity!: number;
+}
+
 export function toPostResponse(row: PostRow, workspaceSlug: string, links: Links): PostResponse {
   const id = Number(row.id);
   return {

@@ -16,10 +16,11 @@ import type { Caller } from '../common/request-context';
 import { BodyValidation, QueryValidation } from '../common/validation';
 import { CreatePostDto } from './dto/create-post.dto';
 import { ListPostsQuery } from './dto/list-posts.query';
+import { SimilarPostsQuery } from './dto/similar-posts.query';
 import { MergePostDto } from './dto/merge-post.dto';
 import { UpdatePostDto } from './dto/update-post.dto';
 import { VoteDto } from './dto/vote.dto';
-import { PostResponse, VoterResponse } from './post.mapper';
+import { PostResponse, SimilarPostResponse, VoterResponse } from './post.mapper';
 import { PostsService } from './posts.service';
 import { Idempotent } from '../idempotency/idempotency.module';
 
@@ -65,6 +66,22 @@ export class PostsController {
   @ApiErrors(400, [400, 'title: must be 4 to 120 characters'], [404, 'No such board "nope" in this workspace.'], 413)
   async create(@CurrentCaller() caller: Caller, @Body(BodyValidation) body: CreatePostDto) {
     return { data: await this.posts.create(caller, body) };
+  }
+
+  // Before `:id`: Express tries a controller's routes in the order they are declared.
+  @Get('similar')
+  @Operation({
+    id: 'listSimilarPosts',
+    summary: 'Find posts like a title',
+    description:
+      'Up to 5 of the board\'s posts (approved, not merged) whose titles are most alike the given one, best first, each with its ' +
+      '`similarity` from 0 to 1 (trigram similarity of the titles, ignoring case and punctuation); none under 0.3. ' +
+      'What to show before someone posts a duplicate, or to find a post to merge into.',
+  })
+  @ApiOkResponse({ type: DataOf(SimilarPostResponse, { list: true }) })
+  @ApiErrors([400, 'board: is required'], [400, 'title: is required'], [404, 'No such board "nope" in this workspace.'])
+  async similar(@CurrentCaller() caller: Caller, @Query(QueryValidation) query: SimilarPostsQuery) {
+    return { data: await this.posts.similar(caller, { board: query.board, title: query.title }) };
   }
 
   @Get(':id')

@@ -8,7 +8,7 @@ import { Database, Queryable, Tx } from '../database/sql';
 import { EventsStore } from '../outbox/events.store';
 import { AuthorInput, WorkspacesService } from '../workspaces/workspaces.service';
 import { ModerationState, PostCategory, PostStatus } from './post.entity';
-import { PostResponse, PostRow, toPostResponse, VoterResponse } from './post.mapper';
+import { PostResponse, PostRow, SimilarPostResponse, toPostResponse, VoterResponse } from './post.mapper';
 import { ImportedPost, LockedPost, PostsStore } from './posts.store';
 
 /** Who acts: an API key's workspace and creator, or the CLI and seed acting as a member. */
@@ -74,6 +74,18 @@ export class PostsService {
       rows.map((row) => toPostResponse(row, actor.workspaceSlug, this.links)),
       filter,
     );
+  }
+
+  /**
+   * Up to 5 of a board's posts (approved, not merged) whose titles are most like `title`, best first,
+   * none under 0.3 similar: duplicates to show before a new post, and merge targets. `board`: a
+   * slug (404 when the workspace has no such board), or the board's id when the caller has
+   * looked it up. `except`: a post to leave out (the one being merged).
+   */
+  async similar(reader: Reader, input: { board: string | { id: string }; title: string; except?: number }): Promise<SimilarPostResponse[]> {
+    const boardId = typeof input.board === 'string' ? (await this.boards.findBySlug(reader.workspaceId, input.board)).id : input.board.id;
+    const rows = await this.store.similar(reader.workspaceId, boardId, input.title, input.except);
+    return rows.map((row) => ({ ...toPostResponse(row, reader.workspaceSlug, this.links), similarity: Math.round(row.similarity * 1000) / 1000 }));
   }
 
   async get(actor: Reader, id: number, q: Queryable = this.db): Promise<PostResponse> {

@@ -173,6 +173,30 @@ const SET_MERGED_INTO = statement(
 );
 const EXISTS = statement('post_exists', `SELECT 1 FROM posts WHERE workspace_id = $1 AND id = $2`);
 
+/** How alike two titles must be (pg_trgm's similarity(), 0 to 1) for one to be suggested beside the other. */
+export const SIMILARITY_THRESHOLD = 0.3;
+/** How many similar posts are suggested at most. */
+export const SIMILAR_LIMIT = 5;
+
+/**
+ * A board's posts (approved, not merged) whose titles are most like $3 ($4: a post left out, 0 for none),
+ * best first. `title % $3` is what the trigram index (SimilarPosts migration) answers: titles
+ * sharing at least pg_trgm.similarity_threshold of their trigrams (0.3 by default, the threshold
+ * here); the outer test keeps that threshold even if the server's setting is lower. Ties: more
+ * votes first, then newer. Every table named with the workspace ($1): one shard's statement on
+ * Citus.
+ */
+export const SIMILAR = statement(
+  'post_similar',
+  `SELECT r.*, similarity(r.title, $3) AS similarity FROM (${postSelect(
+    `(SELECT * FROM posts p
+       WHERE p.workspace_id = $1 AND p.board_id = $2 AND p.title % $3 AND p.merged_into_id IS NULL AND p.moderation = 'approved' AND p.id <> $4
+       ORDER BY similarity(p.title, $3) DESC, p.votes DESC, p.id DESC LIMIT ${SIMILAR_LIMIT})`,
+  )}) r
+   WHERE similarity(r.title, $3) >= ${SIMILARITY_THRESHOLD}
+   ORDER BY similarity DESC, r.votes DESC, r.id DESC`,
+);
+
 /**
  * The posts, votes and status_changes tables: every statement that reads or writes them for
  * the posts feature, and every write of them from anywhere (a comment counts on its post here).
@@ -241,6 +265,11 @@ export class PostsStore {
 
   async get(q: Queryable, workspaceId: string, id: number): Promise<PostRow | undefined> {
     return (await q.rows<PostRow>(GET, [workspaceId, id]))[0];
+  }
+
+  /** Up to SIMILAR_LIMIT posts of a board whose titles are most like `title`, best first, each with its similarity. */
+  similar(workspaceId: string, boardId: string, title: string, exceptId = 0): Promise<(PostRow & { similarity: number })[]> {
+    return this.db.rows(SIMILAR, [workspaceId, boardId, title, exceptId]);
   }
 
   async exists(workspaceId: string, id: number): Promise<boolean> {

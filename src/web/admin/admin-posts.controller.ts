@@ -160,12 +160,13 @@ export class AdminPostsController {
     const admin = req.admin!;
     const actor = memberActor(admin);
     const post = await this.posts.get(actor, id);
-    const [board, comments, voters, events, entries] = await Promise.all([
+    const [board, comments, voters, events, entries, similar] = await Promise.all([
       this.boards.findBySlug(admin.workspace.id, post.board.slug),
       this.comments.list(actor, id),
       this.posts.listVoters(actor, id, { limit: VOTERS, offset: 0 }),
       this.deliveries.forPost(admin.workspace.id, id),
       this.changelog.linking(actor, id, false),
+      post.merged_into ? [] : this.posts.similar(actor, { board: { id: post.board.id }, title: post.title, except: id }),
     ]);
     const html = adminPostPage(this.paths.frame(req), {
       post,
@@ -180,6 +181,7 @@ export class AdminPostsController {
         reply: forms.reply ?? emptyForm(),
         merge: forms.merge ?? emptyForm(),
       },
+      similar,
       notice,
     });
     return new Page(html, PRIVATE, status);

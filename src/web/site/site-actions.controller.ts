@@ -58,6 +58,7 @@ export class SiteActionsController {
     if ('done' in outcome) return new Redirect(this.paths.local(site, outcome.done.url));
     const here = this.paths.of(site, `/${board.slug}`);
     const values = typed(form, ['title', 'body', 'category']);
+    if ('similar' in outcome) return new Page(await this.views.similar(site, board, outcome.similar, values), { public: false });
     const html = await this.views.board(site, board, { sort: 'new', offset: 0 }, here, { values, errors: outcome.errors });
     return new Page(html, { public: false }, 400);
   }

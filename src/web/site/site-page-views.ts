@@ -7,6 +7,7 @@ import { SitePaths } from './site-paths';
 import { BoardQuery, PAGE_SIZE, SiteService } from './site.service';
 import { boardPage } from './views/board';
 import { postPage } from './views/post';
+import { similarPage, SimilarView } from './views/similar';
 
 /** The query of a board's address, in one order, leaving out what is the default. */
 function boardSearch(query: BoardQuery): string {
@@ -44,6 +45,20 @@ export class SitePageViews {
       prev: query.offset > 0 ? link({ offset: Math.max(0, query.offset - PAGE_SIZE) }) : null,
       next: page.has_more ? link({ offset: page.next_offset! }) : null,
       form,
+      postAction: `${base}/posts`,
+    });
+  }
+
+  /** The "Similar posts" step before a new post: the posts like its title, and "Post anyway" with what was typed. */
+  async similar(site: SiteContext, board: BoardEntity, posts: PostResponse[], typed: Record<string, string>): Promise<string> {
+    const voted = await this.site.votedBy(site, posts);
+    const base = this.paths.of(site, `/${board.slug}`);
+    return similarPage(this.paths.frame(site, base), {
+      board,
+      boardHref: base,
+      canonical: this.paths.url(site.workspace.slug, `/${board.slug}`),
+      posts: posts.map((post) => ({ post, href: this.paths.local(site, post.url), voted: voted.has(post.id) })),
+      typed: typed as SimilarView['typed'],
       postAction: `${base}/posts`,
     });
   }

@@ -4,12 +4,12 @@ import { CommentResponse } from '../../comments/comment.mapper';
 import { CommentsService } from '../../comments/comments.service';
 import { validateForm } from '../../common/validation';
 import { CreatePostDto } from '../../posts/dto/create-post.dto';
-import type { PostResponse } from '../../posts/post.mapper';
+import type { PostResponse, SimilarPostResponse } from '../../posts/post.mapper';
 import { PostsService } from '../../posts/posts.service';
 import { rateLimited, wholeSeconds } from '../../rate-limit/rate-limit.headers';
 import { RateLimitCounters } from '../../rate-limit/counters';
 import type { BoardEntity } from '../../boards/board.entity';
-import { actorOf, SiteContext } from './site-context';
+import { actorOf, readerOf, SiteContext } from './site-context';
 
 /** What one visitor may do in an hour. */
 export const VISITOR_LIMITS = { posts: 10, comments: 60 } as const;
@@ -38,9 +38,18 @@ export class VisitorActionsService {
     else await this.posts.removeVote(actorOf(site), post.id);
   }
 
-  async post(site: SiteContext, board: BoardEntity, form: Record<string, unknown>): Promise<Outcome<PostResponse>> {
+  /**
+   * Posts what the form holds, unless its title is like posts of the board and the visitor has
+   * not seen them yet (`similar=seen`, sent by the "Similar posts" page's "Post anyway"): then
+   * those posts, and nothing is posted or counted against the hourly limit.
+   */
+  async post(site: SiteContext, board: BoardEntity, form: Record<string, unknown>): Promise<Outcome<PostResponse> | { similar: SimilarPostResponse[] }> {
     const checked = await validateForm(CreatePostDto, { ...form, board: board.slug }, ['board', 'title', 'body', 'category']);
     if ('errors' in checked) return checked;
+    if (form.similar !== 'seen') {
+      const similar = await this.posts.similar(readerOf(site), { board: { id: board.id }, title: checked.value.title });
+      if (similar.length > 0) return { similar };
+    }
     await this.withinLimit(site, 'posts', `You can post ${VISITOR_LIMITS.posts} times an hour.`);
     const { title, body, category } = checked.value;
     return { done: await this.posts.create(actorOf(site), { board: board.slug, title, body, category }, { visitor: true }) };

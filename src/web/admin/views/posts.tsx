@@ -1,7 +1,7 @@
 import type { BoardEntity } from '../../../boards/board.entity';
 import type { CommentResponse } from '../../../comments/comment.mapper';
 import { POST_STATUSES, PostStatus } from '../../../posts/post.entity';
-import type { PostResponse, VoterResponse } from '../../../posts/post.mapper';
+import type { PostResponse, SimilarPostResponse, VoterResponse } from '../../../posts/post.mapper';
 import type { PostEventDeliveries } from '../../../webhooks/deliveries.service';
 import { CommentList } from '../../shared/comments';
 import { SearchAndStatus } from '../../shared/filters';
@@ -116,7 +116,39 @@ export interface AdminPostView {
   /** The changelog entries linking the post. */
   entries: ChangelogEntryResponse[];
   forms: { status: FormState; reply: FormState; merge: FormState };
+  /** Posts of the board with a title like this one's: merge targets to suggest. */
+  similar: SimilarPostResponse[];
   notice: string | null;
+}
+
+/**
+ * Beside "Merge into": the board's posts most like this one, each with a button that asks to
+ * merge into it (the confirmation page follows, as for a typed id).
+ */
+function MergeSuggestions({ view, action, token }: { view: AdminPostView; action: string; token: string }) {
+  if (view.similar.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="similar-h">
+      <h2 id="similar-h">Similar posts</h2>
+      <p class="count">Merge into one of these? You confirm on the next page.</p>
+      <ul class="plain-list stack">
+        {view.similar.map((s) => (
+          <li>
+            <form method="post" action={action} class="inline">
+              <Token value={token} />
+              <input type="hidden" name="into" value={String(s.id)} />
+              <button type="submit" class="link" aria-label={`Merge into #${s.id} “${shownText(s.title)}”`}>
+                #{s.id} <span class="user-text">{shownText(s.title)}</span>
+              </button>
+            </form>{' '}
+            <span class="count">
+              {plural(s.votes, 'vote')}, {Math.round(s.similarity * 100)}% alike
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }
 
 const DELIVERY_WORDS: Record<string, string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed', cancelled: 'Cancelled' };
@@ -221,6 +253,7 @@ export function adminPostPage(frame: AdminFrame, view: AdminPostView): string {
               </button>
             </form>
           )}
+          {post.merged_into ? null : <MergeSuggestions view={view} action={a(`/admin/p/${post.id}/merge`)} token={token} />}
           <section class="card" aria-labelledby="voters-h">
             <h2 id="voters-h">Voters</h2>
             {view.voters.length > 0 ? (
