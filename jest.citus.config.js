@@ -29,6 +29,7 @@ const SUITES = [
   'sign-in-replay',
   'changelog',
   'transfer',
+  'moderation',
   'moderation-blocking',
   'similar-posts',
 ];

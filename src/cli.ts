@@ -76,6 +76,7 @@ const OPTIONS = {
   name: { type: 'string' },
   slug: { type: 'string' },
   plan: { type: 'string' },
+  moderation: { type: 'string' },
   workspace: { type: 'string' },
   email: { type: 'string' },
   member: { type: 'string' },

@@ -40,7 +40,7 @@ async function writtenFor(t: TestApp, ws: TestWorkspace, postId: number) {
   return { comments: comments.length, events: events.map((e) => e.data), count: comments_count as number };
 }
 
-const COMMENT_KEYS = ['author', 'body', 'created_at', 'id', 'official', 'post_id'];
+const COMMENT_KEYS = ['author', 'body', 'created_at', 'id', 'moderation', 'official', 'post_id'];
 
 // ---------------------------------------------------------------------------------------------
 

@@ -213,6 +213,7 @@ describe('GET /api/v1/posts: envelope, defaults and offsets', () => {
         comments: 0,
         pinned: false,
         merged_into: null,
+        moderation: 'approved',
         author: { name: 'Olive Owner' },
         url: `${PUBLIC_BASE_URL}/${ws.slug}/${newest.board}/p/${newest.id}-post-number-0`,
         admin_url: `${BASE_URL}/admin/p/${newest.id}`,

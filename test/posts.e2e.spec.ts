@@ -11,7 +11,7 @@ import { startTestApp, TestApp } from './support/test-app';
 
 /** The fields of a Post in the spec's table: exactly these, no more, no less. */
 const POST_FIELDS = [
-  'admin_url', 'author', 'board', 'body', 'category', 'comments', 'created_at', 'id', 'merged_into',
+  'admin_url', 'author', 'board', 'body', 'category', 'comments', 'created_at', 'id', 'merged_into', 'moderation',
   'pinned', 'status', 'title', 'updated_at', 'url', 'votes',
 ];
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -14,6 +14,8 @@
  * - BENCH_REDIS_URL: default redis://127.0.0.1:6379.
  * - BENCH_POSTS (default 100000), BENCH_ROUNDS (default 5), BENCH_SECONDS per run (default 8),
  *   BENCH_CONNECTIONS (default 32).
+ * - BENCH_MODERATION: `first` or `all` sets the workspace's moderation and holds 1% of the posts
+ *   (the lists then leave them out), to compare lists with moderation on against BENCH_BEFORE.
  * - BENCH_ROUTES: the routes to load, `list,create` by default; with one of them (to profile it,
  *   say) the table is printed and no target is judged.
  * - BENCH_GENERATOR: wrk (the default when `wrk` is on the PATH) or autocannon.
@@ -143,6 +145,9 @@ async function runAutocannon(baseUrl: string, key: string, load: Load, seconds: 
 const run = (baseUrl: string, key: string, load: Load, seconds: number): Promise<Run> =>
   GENERATOR === 'wrk' ? Promise.resolve(runWrk(baseUrl, key, load, seconds)) : runAutocannon(baseUrl, key, load, seconds);
 
+/** BENCH_MODERATION (`first` or `all`): the workspace's moderation, with 1% of its posts held (this build's schema). */
+const MODERATION = process.env.BENCH_MODERATION;
+
 async function seed(dbUrl: string): Promise<string> {
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
@@ -175,6 +180,11 @@ async function seed(dbUrl: string): Promise<string> {
     `INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM posts WHERE workspace_id = $1`,
     [ws],
   );
+  if (MODERATION) {
+    // The workspace's moderation on, and one post in a hundred held (spread over every page).
+    await db.query(`UPDATE workspaces SET moderation = $2 WHERE id = $1`, [ws, MODERATION]);
+    await db.query(`UPDATE posts SET moderation = 'pending' WHERE workspace_id = $1 AND id % 100 = 0`, [ws]);
+  }
   await db.query(`VACUUM ANALYZE`);
   await db.end();
   return key;
