@@ -70,6 +70,7 @@ describe('POST /api/v1/posts/{id}/comments', () => {
       post_id: post.id,
       body: 'Thanks, this is on our roadmap.',
       official: true,
+      moderation: 'approved',
       author: { name: 'Olive Owner' },
       created_at: expect.stringMatching(ISO_MS),
     });
@@ -201,6 +202,7 @@ describe('GET /api/v1/posts/{id}/comments', () => {
       body,
       official,
       author: { name: official ? 'Olive Owner' : 'Gus Guest' },
+      moderation: 'approved',
       created_at,
     });
     expect(answer.body.data).toEqual([
