@@ -23,6 +23,7 @@ import { ImportedChangelog1763860000000 } from '../../migrations/1763860000000-I
 import { WidgetOrigins1763870000000 } from '../../migrations/1763870000000-WidgetOrigins';
 import { VoterMailings1763880000000 } from '../../migrations/1763880000000-VoterMailings';
 import { Moderation1763890000000 } from '../../migrations/1763890000000-Moderation';
+import { SimilarPosts1763892000000 } from '../../migrations/1763892000000-SimilarPosts';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   WidgetOrigins1763870000000,
   VoterMailings1763880000000,
   Moderation1763890000000,
+  SimilarPosts1763892000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */
