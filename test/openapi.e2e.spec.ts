@@ -137,6 +137,10 @@ describe('the OpenAPI document', () => {
     expect((await call('GET', '/api/v1/posts?limit=1&sort=top')).body.has_more).toBe(true);
     expect((await call('GET', '/api/v1/posts?q=documented&include_merged=true')).status).toBe(200);
     expect((await call('GET', `/api/v1/posts/${post.id}`)).status).toBe(200);
+    expect((await call('GET', '/api/v1/posts/similar?board=ideas&title=Documented%20posts')).body.data[0].similarity).toBeGreaterThanOrEqual(0.3);
+    expect((await call('GET', '/api/v1/posts/similar?title=Documented')).status).toBe(400);
+    expect((await call('GET', '/api/v1/posts/similar?board=ideas')).status).toBe(400);
+    expect((await call('GET', '/api/v1/posts/similar?board=nope&title=Documented')).status).toBe(404);
     expect((await call('PATCH', `/api/v1/posts/${post.id}`, { status: 'planned' })).status).toBe(200);
     expect((await call('POST', `/api/v1/posts/${other.id}/merge`, { into: post.id })).body.data.merged_into.id).toBe(post.id);
 

@@ -24,6 +24,7 @@ import { WidgetOrigins1763870000000 } from '../../migrations/1763870000000-Widge
 import { VoterMailings1763880000000 } from '../../migrations/1763880000000-VoterMailings';
 import { Moderation1763890000000 } from '../../migrations/1763890000000-Moderation';
 import { Blocking1763891000000 } from '../../migrations/1763891000000-Blocking';
+import { SimilarPosts1763892000000 } from '../../migrations/1763892000000-SimilarPosts';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   VoterMailings1763880000000,
   Moderation1763890000000,
   Blocking1763891000000,
+  SimilarPosts1763892000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */
