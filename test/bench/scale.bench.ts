@@ -41,6 +41,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
@@ -270,21 +271,29 @@ const VOTER_ROUNDS = Number(process.env.BENCH_VOTER_ROUNDS ?? 2);
 const PATCHES = Number(process.env.BENCH_PATCHES ?? 9);
 const VOTER_DOMAIN = 'voters.example';
 
-/** An SMTP server that accepts every message and counts each recipient's messages, those of VOTER_DOMAIN apart. */
+/**
+ * An SMTP server that accepts every message and counts each VOTER_DOMAIN recipient's messages by
+ * subject (one status change's emails share theirs): `count` answers for the subject with the
+ * most recipients, and how many messages had another subject or went elsewhere.
+ */
 const RECIPIENT_SINK = `
 const { SMTPServer } = require('smtp-server');
 const domain = '@' + process.argv[1];
-let seen = new Map(), others = 0, first = 0, last = 0;
+let bySubject = new Map(), others = 0, first = 0, last = 0;
 const server = new SMTPServer({
   authOptional: true, disabledCommands: ['STARTTLS'], logger: false, maxClients: 1000, disableReverseLookup: true,
   onData: (stream, session, callback) => {
-    stream.on('data', () => {});
+    let head = '';
+    stream.on('data', (chunk) => { if (head.length < 4096) head += chunk.toString('latin1'); });
     stream.on('end', () => {
+      const subject = (/^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(head) || [])[1] || '';
       for (const { address } of session.envelope.rcptTo) {
         if (!address.endsWith(domain)) { others++; continue; }
         const at = Date.now();
-        if (seen.size === 0) first = at;
+        if (first === 0) first = at;
         last = at;
+        let seen = bySubject.get(subject);
+        if (!seen) bySubject.set(subject, (seen = new Map()));
         seen.set(address, (seen.get(address) || 0) + 1);
       }
       callback();
@@ -294,11 +303,13 @@ const server = new SMTPServer({
 server.listen(0, '127.0.0.1', () => process.send({ port: server.server.address().port }));
 process.on('message', (m) => {
   if (m === 'count') {
+    let seen = new Map(), all = 0;
+    for (const s of bySubject.values()) { if (s.size > seen.size) seen = s; for (const n of s.values()) all += n; }
     let twice = 0, messages = 0;
     for (const n of seen.values()) { messages += n; if (n > 1) twice++; }
-    process.send({ count: { distinct: seen.size, messages, twice, others, first, last } });
+    process.send({ count: { distinct: seen.size, messages, twice, others: others + all - messages, first, last } });
   }
-  if (m === 'reset') { seen = new Map(); others = 0; first = 0; last = 0; }
+  if (m === 'reset') { bySubject = new Map(); others = 0; first = 0; last = 0; }
 });
 process.on('disconnect', () => process.exit(0));
 `;
@@ -312,6 +323,12 @@ interface SinkCount {
   last: number;
 }
 
+/** CPU time a process has used so far (user and system), in ms. */
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 a second)
+};
+
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 interface Round {
@@ -324,6 +341,8 @@ interface Round {
   count: SinkCount;
   idle: Record<'api' | 'worker', number>;
   peak: Record<'api' | 'worker', number>;
+  /** The worker's CPU time per email sent, in ms, from the PATCH to the last arrival. */
+  workerCpuPerEmail: number;
 }
 
 /**
@@ -356,6 +375,7 @@ async function voterRound(
     peak.api = Math.max(peak.api, rssMb(pids.api));
     peak.worker = Math.max(peak.worker, rssMb(pids.worker));
   }, 100);
+  const cpuBefore = cpuMs(pids.worker);
   try {
     const patched = await patchPopular();
     const answeredAt = Date.now();
@@ -367,6 +387,7 @@ async function voterRound(
       during.push(await patchSingle());
       count = await sink.ask<SinkCount>('count', 'count');
     }
+    const workerCpu = cpuMs(pids.worker) - cpuBefore;
     // Any email sent twice would come soon after: wait, then count again.
     await sleep(3_000);
     count = await sink.ask<SinkCount>('count', 'count');
@@ -380,6 +401,7 @@ async function voterRound(
       count,
       idle,
       peak,
+      workerCpuPerEmail: workerCpu / count.distinct,
     };
   } finally {
     clearInterval(sampler);
@@ -463,6 +485,13 @@ async function voters(): Promise<void> {
       await client.connect();
       await client.query('UPDATE delivery_usage SET attempts = 0; UPDATE email_usage SET sent = 0').finally(() => client.end());
     };
+    // A round ends once every delivery is recorded, so that none is left to the next round's worker.
+    const pending = async () => {
+      const client = new Client({ connectionString: database.url });
+      await client.connect();
+      const { rows } = await client.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`).finally(() => client.end());
+      return rows[0].n as number;
+    };
     for (let round = 0; round < VOTER_ROUNDS; round++) {
       for (const [name, workerJs] of round % 2 === 0 ? builds : [...builds].reverse()) {
         await resetUsage();
@@ -480,17 +509,19 @@ async function voters(): Promise<void> {
               `one-voter PATCH during the fan-out ${r.during.toFixed(1)} ms (median of ${r.duringCount})`,
           );
           log(
-            `    ${r.count.distinct} of ${VOTERS} voters emailed, ${r.count.messages} emails to them, ${r.count.twice} twice; ` +
+            `    ${r.count.distinct} of ${VOTERS} voters emailed, ${r.count.messages} emails to them, ${r.count.twice} twice ` +
+              `(${r.count.others} other emails: earlier changes', the one-voter post's); ` +
               `${(r.count.distinct / r.seconds).toFixed(0)} emails/s from the PATCH's answer to the last arrival (${r.seconds.toFixed(1)} s), ` +
-              `${(r.count.distinct / r.sendSeconds).toFixed(0)}/s from the first to the last`,
+              `${(r.count.distinct / r.sendSeconds).toFixed(0)}/s from the first to the last; the worker's CPU ${r.workerCpuPerEmail.toFixed(2)} ms an email; load average ${loadavg()[0].toFixed(1)}`,
           );
           log(
             `    RSS idle → highest: API ${r.idle.api.toFixed(0)} → ${r.peak.api.toFixed(0)} MB, worker ${r.idle.worker.toFixed(0)} → ${r.peak.worker.toFixed(0)} MB ` +
               `(VmHWM since start: API ${peakRssMb(pids.api).toFixed(0)}, worker ${peakRssMb(pids.worker).toFixed(0)} MB)`,
           );
           if (r.count.distinct < VOTERS) throw new Error(`${name}: only ${r.count.distinct} of ${VOTERS} voters emailed within 30 minutes`);
+          if (!(await waitFor(async () => (await pending()) === 0, 120_000))) log(`    ${await pending()} deliveries still pending 2 minutes after`);
         } finally {
-          await stopProcess(worker, 10_000);
+          await stopProcess(worker, 60_000);
         }
       }
     }
