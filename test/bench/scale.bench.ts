@@ -286,7 +286,7 @@ const server = new SMTPServer({
     let head = '';
     stream.on('data', (chunk) => { if (head.length < 4096) head += chunk.toString('latin1'); });
     stream.on('end', () => {
-      const subject = (/^Subject: (.*(?:\r\n[ \t].*)*)/m.exec(head) || [])[1] || '';
+      const subject = (/^Subject: (.*(?:\\r\\n[ \\t].*)*)/m.exec(head) || [])[1] || '';
       for (const { address } of session.envelope.rcptTo) {
         if (!address.endsWith(domain)) { others++; continue; }
         const at = Date.now();
@@ -650,10 +650,11 @@ async function endpointsPart(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (PARTS.includes('mail')) await mail();
-  if (PARTS.includes('redis')) await redis();
-  if (PARTS.includes('voters')) await voters();
-  if (PARTS.includes('endpoints')) await endpointsPart();
+  const parts: Record<string, () => Promise<void>> = { mail, redis, voters, endpoints: endpointsPart };
+  for (const part of PARTS) {
+    if (!parts[part]) throw new Error(`BENCH_PARTS: no part ${part} (${Object.keys(parts).join(', ')})`);
+    await parts[part]();
+  }
 }
 
 main().then(
