@@ -21,6 +21,7 @@ const SUITES = [
   'endpoint-changes',
   'fairness',
   'outbox-processors',
+  'outbox-many-queues',
   'voter-email',
   'citus-rebalance',
   'site',

@@ -104,13 +104,13 @@ export async function closeApi(app: NestExpressApplication, ms = 20_000): Promis
 }
 
 /**
- * Starts an outbox worker process (dist/src/worker.js) and resolves once it runs. With
+ * Starts an outbox worker process (dist/src/worker.js, or `workerJs`: another build's) and resolves once it runs. With
  * BENCH_SENDER set (`node` or `axios`), the worker is dist/test/bench/sender-worker.js, which
  * sends through that sender.
  */
-export function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+export function startWorker(env: Record<string, string>, workerJs?: string): Promise<ChildProcess> {
   const sender = process.env.BENCH_SENDER;
-  const script = sender ? join(__dirname, 'sender-worker.js') : join(__dirname, '..', '..', 'src', 'worker.js');
+  const script = workerJs ?? (sender ? join(__dirname, 'sender-worker.js') : join(__dirname, '..', '..', 'src', 'worker.js'));
   const child = track(
     spawn(process.execPath, [...chorusNodeArgs(), script], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...chorusEnv(), ...env, ...(sender ? { BENCH_SENDER: sender } : {}) },
