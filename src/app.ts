@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { ChorusExpressAdapter } from './common/express-adapter';
-import { jsonBody } from './common/http-middleware';
+import { inTurn, jsonBody } from './common/http-middleware';
 import { Links } from './config/links';
 import { createLogger, NestPinoLogger, observeRequests } from './common/logging';
 import type { AppConfig } from './config/app-config';
@@ -30,13 +30,18 @@ export async function createApp(config: AppConfig, database: DatabaseTarget): Pr
   app.set('etag', false);
   app.set('trust proxy', config.trustProxy);
   const metrics = app.get(MetricsService);
-  app.use(observeRequests(logger, (req, res, seconds) => recordHttpRequest(metrics, req, res, seconds)));
-  // `/embed/<workspace>/…` (the widget's frame) is answered by the site's routes (site/embed.ts).
-  app.use(embedRequests());
-  app.use(securityHeaders(app.get(Links)));
-  // Pages (the site, the dashboard, the email links) take forms: pageRequests reads them.
-  app.use(jsonBody(isPagePath));
-  app.use(pageRequests(app.get(Links)));
+  // What every request passes before its route, in this order, as one layer of the router.
+  app.use(
+    inTurn(
+      observeRequests(logger, (req, res, seconds) => recordHttpRequest(metrics, req, res, seconds)),
+      // `/embed/<workspace>/…` (the widget's frame) is answered by the site's routes (site/embed.ts).
+      embedRequests(),
+      securityHeaders(app.get(Links)),
+      // Pages (the site, the dashboard, the email links) take forms: pageRequests reads them.
+      jsonBody(isPagePath),
+      pageRequests(app.get(Links)),
+    ),
+  );
   serveOpenApi(app);
   await app.init();
   orderRoutes(app);

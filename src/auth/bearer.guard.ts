@@ -19,7 +19,7 @@ export class BearerGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic(context)) return true;
-    await this.authenticator.authenticate(context.switchToHttp().getRequest<ChorusRequest>());
+    await this.authenticator.authenticate(context.getArgByIndex<ChorusRequest>(0));
     return true;
   }
 }

@@ -3,5 +3,5 @@ import type { Caller, ChorusRequest } from '../common/request-context';
 
 /** The authenticated caller of this request. */
 export const CurrentCaller = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Caller => context.switchToHttp().getRequest<ChorusRequest>().caller!,
+  (_: unknown, context: ExecutionContext): Caller => context.getArgByIndex<ChorusRequest>(0).caller!,
 );

@@ -9,7 +9,7 @@ import type { ChorusRequest } from './request-context';
 @Injectable()
 export class BodyErrorGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<ChorusRequest>();
+    const req = context.getArgByIndex<ChorusRequest>(0);
     if (req.bodyError) throw req.bodyError;
     return true;
   }

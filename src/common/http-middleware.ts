@@ -1,4 +1,4 @@
-import type { NextFunction, Response } from 'express';
+import type { NextFunction, RequestHandler, Response } from 'express';
 import express from 'express';
 import { AppError } from './app-error';
 import type { ChorusRequest } from './request-context';
@@ -82,4 +82,27 @@ function readJson(req: ChorusRequest, res: Response, next: NextFunction): void {
     }
     next();
   });
+}
+
+/**
+ * Middleware run in turn as one layer of Express's router, as they would run as layers of their
+ * own: each is called when the one before calls `next()`; a `next(error)`, or a handler that
+ * throws, skips the rest and hands the error on. Every request passed each layer's path match
+ * and bookkeeping before its route; these always run, whatever the path.
+ */
+export function inTurn(...handlers: ((req: ChorusRequest, res: Response, next: NextFunction) => void)[]): RequestHandler {
+  return (req, res, next) => {
+    let index = 0;
+    const step = (error?: unknown): void => {
+      if (error !== undefined && error !== null) return next(error);
+      if (index === handlers.length) return next();
+      const handler = handlers[index++];
+      try {
+        handler(req as ChorusRequest, res, step);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
+  };
 }

@@ -148,8 +148,9 @@ export function observeRequests(logger: Pino, finished: (req: ChorusRequest, res
       if (req.caller) line.workspace_id = req.caller.workspaceId;
       logger[level](line, completed ? 'request completed' : 'request aborted');
     };
-    res.once('finish', end);
-    res.once('close', end);
+    // `end` runs once (`ended`): plain listeners, without the wrapper `once` makes for each.
+    res.on('finish', end);
+    res.on('close', end);
     next();
   };
 }

@@ -7,6 +7,7 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
+import type { Response } from 'express';
 import type { ChorusRequest } from '../common/request-context';
 import { routeMetadata } from '../common/route-metadata';
 import { WorkspaceRateLimiter } from './workspace-rate-limiter';
@@ -36,9 +37,8 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.skipped(context)) return true;
-    const http = context.switchToHttp();
-    const req = http.getRequest<ChorusRequest>();
-    if (req.caller) await this.limiter.apply(req, http.getResponse());
+    const req = context.getArgByIndex<ChorusRequest>(0);
+    if (req.caller) await this.limiter.apply(req, context.getArgByIndex<Response>(1));
     return true;
   }
 }
