@@ -43,4 +43,22 @@ export class CommentsService {
   importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
     return this.store.importComments(tx, workspaceId, comments);
   }
+
+  /** Makes the session's table where an import's comments wait (importStagedComments), dropped at commit. */
+  stageImports(tx: Tx): void {
+    this.store.stageImports(tx);
+  }
+
+  /**
+   * Comments on posts an import holds back (PostsService.importPosts), held back with them until
+   * settleImported, which the importer calls after the posts' own. Answers their new ids.
+   */
+  importStagedComments(tx: Tx, comments: ImportedComment[]): Promise<number[]> {
+    return this.store.importStagedComments(tx, comments);
+  }
+
+  /** Writes the comments importStagedComments holds (their posts written first). */
+  settleImported(tx: Tx, workspaceId: string): void {
+    this.store.settleImported(tx, workspaceId);
+  }
 }

@@ -16,6 +16,19 @@ const SQL = {
        FROM unnest($2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::boolean[], $7::timestamptz[])
          AS r(id, post_id, author_id, body, official, created_at)`,
   ),
+  stage: `CREATE TEMP TABLE IF NOT EXISTS import_comments (
+            id bigint, post_id bigint, author_id uuid, body text, official boolean, created_at timestamptz) ON COMMIT DROP`,
+  importStaged: statement(
+    'comment_import_staged',
+    `INSERT INTO import_comments (id, post_id, author_id, body, official, created_at)
+     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::text[], $5::boolean[], $6::timestamptz[])`,
+  ),
+  settle: statement(
+    'comment_import_settle',
+    `INSERT INTO comments (workspace_id, id, post_id, author_id, body, official, created_at)
+     SELECT $1, c.id, c.post_id, c.author_id, c.body, c.official, coalesce(c.created_at, now()) FROM import_comments c ORDER BY c.id`,
+  ),
+  unstage: `TRUNCATE import_comments`,
   get: statement('comment_get', `${COMMENT_SELECT} WHERE c.workspace_id = $1 AND c.id = $2`),
 };
 
@@ -44,16 +57,30 @@ export class CommentsStore {
    */
   async importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
     const ids = (await tx.rows<{ id: string }>(SQL.nextIds, [comments.length])).map((row) => row.id);
-    tx.send(SQL.importComments, [
-      workspaceId,
-      ids,
-      comments.map((c) => c.postId),
-      comments.map((c) => c.authorId),
-      comments.map((c) => c.body),
-      comments.map((c) => c.official),
-      comments.map((c) => c.createdAt),
-    ]);
+    tx.send(SQL.importComments, [workspaceId, ids, ...columns(comments)]);
     return ids.map(Number);
+  }
+
+  /** Makes the session's table where an import's comments wait (importStagedComments). */
+  stageImports(tx: Tx): void {
+    tx.send(SQL.stage);
+  }
+
+  /**
+   * Comments on posts that the posts' store holds for an import (PostsStore.importPosts): they
+   * wait in the session's import_comments until settleImported writes them, after
+   * their posts. Answers their new ids, in order.
+   */
+  async importStagedComments(tx: Tx, comments: ImportedComment[]): Promise<number[]> {
+    const ids = (await tx.rows<{ id: string }>(SQL.nextIds, [comments.length])).map((row) => row.id);
+    tx.send(SQL.importStaged, [ids, ...columns(comments)]);
+    return ids.map(Number);
+  }
+
+  /** Writes the comments importStagedComments holds, and empties the session's table. */
+  settleImported(tx: Tx, workspaceId: string): void {
+    tx.send(SQL.settle, [workspaceId]);
+    tx.send(SQL.unstage);
   }
 
   /** A new comment, read back. */
@@ -61,4 +88,14 @@ export class CommentsStore {
     const [{ id }] = await tx.rows<{ id: string }>(SQL.insert, [workspaceId, comment.postId, comment.authorId, comment.body, comment.official]);
     return (await tx.rows<CommentRow>(SQL.get, [workspaceId, id]))[0];
   }
+}
+
+function columns(comments: ImportedComment[]): unknown[] {
+  return [
+    comments.map((c) => c.postId),
+    comments.map((c) => c.authorId),
+    comments.map((c) => c.body),
+    comments.map((c) => c.official),
+    comments.map((c) => c.createdAt),
+  ];
 }

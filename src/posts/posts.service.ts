@@ -263,9 +263,35 @@ export class PostsService {
 
   // Imports (src/transfer): posts, votes and counts brought in many a statement, in the importer's transaction.
 
-  /** Posts brought in, their times kept, with no vote or comment yet; answers their new ids, in order. */
-  importPosts(tx: Tx, workspaceId: string, posts: ImportedPost[]): Promise<number[]> {
-    return this.store.importPosts(tx, workspaceId, posts);
+  /**
+   * Makes the session's tables where an import's posts wait, with the votes on them, until
+   * settleImported (dropped at commit): each post is then written once, its counts included.
+   */
+  stageImports(tx: Tx): void {
+    this.store.stageImports(tx);
+  }
+
+  /** Posts brought in, their times kept, held until settleImported; answers their new ids, in order. */
+  importPosts(tx: Tx, posts: ImportedPost[]): Promise<number[]> {
+    return this.store.importPosts(tx, posts);
+  }
+
+  /** Votes on posts importPosts holds, held with them. */
+  importStagedVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): void {
+    this.store.importStagedVotes(tx, votes);
+  }
+
+  /** The comments an import brings to posts importPosts holds, by post, for settleImported to count. */
+  countStagedComments(tx: Tx, counts: { postId: number; comments: number }[]): void {
+    this.store.countStagedComments(tx, counts);
+  }
+
+  /**
+   * Writes the posts importPosts holds, each once with its counts, and their votes (before the
+   * comments on them: CommentsService.settleImported). Answers how many votes were added.
+   */
+  settleImported(tx: Tx, workspaceId: string): Promise<number> {
+    return this.store.settleImported(tx, workspaceId);
   }
 
   /** Marks imported posts as merged into others, without moving votes (the source lists them). */
@@ -273,7 +299,7 @@ export class PostsService {
     this.store.setMergedInto(tx, workspaceId, merges);
   }
 
-  /** Votes brought in (one a person and post); answers the post of each vote added, for countImported. */
+  /** Votes brought in on posts already written (one a person and post); answers the post of each vote added, for countImported. */
   importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
     return this.store.importVotes(tx, workspaceId, votes);
   }

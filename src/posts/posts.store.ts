@@ -126,15 +126,53 @@ const NEWEST_PUBLIC = statement(
     ORDER BY p.id DESC LIMIT $2`,
 );
 const NEXT_IDS = statement('post_next_ids', `SELECT nextval('posts_id_seq')::text AS id FROM generate_series(1, $1)`);
+/**
+ * An import's posts, and the votes on them, wait in temporary tables of the importer's session
+ * (dropped at its commit) until the import has read every vote and comment: then each post is
+ * written once, counts included (`IMPORT_SETTLE`). Counting them on rows already written was an
+ * UPDATE of every post, which rewrites all of its index entries, its search keys too: as long
+ * as inserting the posts.
+ */
+const STAGE = [
+  `CREATE TEMP TABLE IF NOT EXISTS import_posts (
+     id bigint, board_id uuid, title text, body text, category text, status text, pinned boolean, author_id uuid,
+     created_at timestamptz, updated_at timestamptz) ON COMMIT DROP`,
+  `CREATE TEMP TABLE IF NOT EXISTS import_votes (post_id bigint, person_id uuid, created_at timestamptz) ON COMMIT DROP`,
+  `CREATE TEMP TABLE IF NOT EXISTS import_post_comments (post_id bigint, comments integer) ON COMMIT DROP`,
+];
 const IMPORT = statement(
   'post_import',
-  `INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, votes, comments_count)
-   SELECT $1, r.id, r.board_id, r.title, r.body, r.category, r.status, r.pinned, r.author_id,
-          coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now()), 0, 0
-     FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::uuid[],
-                 $10::timestamptz[], $11::timestamptz[])
-       AS r(id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at)`,
+  `INSERT INTO import_posts (id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at)
+   SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[],
+                        $9::timestamptz[], $10::timestamptz[])`,
 );
+const IMPORT_STAGED_VOTES = statement(
+  'post_import_staged_votes',
+  `INSERT INTO import_votes (post_id, person_id, created_at) SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[])`,
+);
+const IMPORT_COMMENT_COUNTS = statement(
+  'post_import_comment_counts',
+  `INSERT INTO import_post_comments (post_id, comments) SELECT * FROM unnest($1::bigint[], $2::integer[])`,
+);
+// A post's votes are its distinct voters (a source may list one twice: the first is kept).
+const IMPORT_SETTLE_POSTS = statement(
+  'post_import_settle',
+  `INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, votes, comments_count)
+   SELECT $1, s.id, s.board_id, s.title, s.body, s.category, s.status, s.pinned, s.author_id,
+          coalesce(s.created_at, now()), coalesce(s.updated_at, s.created_at, now()), coalesce(v.votes, 0), coalesce(c.comments, 0)
+     FROM import_posts s
+     LEFT JOIN (SELECT post_id, count(DISTINCT person_id)::integer AS votes FROM import_votes GROUP BY post_id) v ON v.post_id = s.id
+     LEFT JOIN (SELECT post_id, sum(comments)::integer AS comments FROM import_post_comments GROUP BY post_id) c ON c.post_id = s.id
+    ORDER BY s.id`,
+);
+const IMPORT_SETTLE_VOTES = statement(
+  'post_import_settle_votes',
+  `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
+   SELECT $1, v.post_id, v.person_id, coalesce(v.created_at, now())
+     FROM (SELECT DISTINCT ON (post_id, person_id) post_id, person_id, created_at FROM import_votes ORDER BY post_id, person_id, ctid) v
+   ON CONFLICT DO NOTHING`,
+);
+const IMPORT_UNSTAGE = `TRUNCATE import_posts, import_votes, import_post_comments`;
 const IMPORT_VOTES = statement(
   'post_import_votes',
   `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
@@ -293,14 +331,19 @@ export class PostsStore {
     return this.db.rows(NEWEST_PUBLIC, [workspaceId, limit]);
   }
 
+  /** Makes the session's tables where an import's posts and their votes wait (importPosts, settleImported). */
+  stageImports(tx: Tx): void {
+    for (const sql of STAGE) tx.send(sql);
+  }
+
   /**
-   * Brings posts in from elsewhere (an import), in one statement, their times kept, with no vote
-   * and no comment yet (importVotes and addCounts count them). Answers their new ids, in order.
+   * Brings posts in from elsewhere (an import), in one statement, their times kept: they wait in
+   * the session's import_posts (stageImports), with no vote and no comment yet, until
+   * settleImported writes them. Answers their new ids, in order.
    */
-  async importPosts(tx: Tx, workspaceId: string, posts: ImportedPost[]): Promise<number[]> {
+  async importPosts(tx: Tx, posts: ImportedPost[]): Promise<number[]> {
     const ids = (await tx.rows<{ id: string }>(NEXT_IDS, [posts.length])).map((row) => row.id);
     tx.send(IMPORT, [
-      workspaceId,
       ids,
       posts.map((p) => p.boardId),
       posts.map((p) => p.title),
@@ -313,6 +356,30 @@ export class PostsStore {
       posts.map((p) => p.updatedAt),
     ]);
     return ids.map(Number);
+  }
+
+  /** Votes on posts that importPosts holds, held with them until settleImported. */
+  importStagedVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): void {
+    if (votes.length === 0) return;
+    tx.send(IMPORT_STAGED_VOTES, [votes.map((v) => v.postId), votes.map((v) => v.personId), votes.map((v) => v.createdAt)]);
+  }
+
+  /** How many comments an import brings to posts that importPosts holds (counted by settleImported). */
+  countStagedComments(tx: Tx, counts: { postId: number; comments: number }[]): void {
+    if (counts.length === 0) return;
+    tx.send(IMPORT_COMMENT_COUNTS, [counts.map((c) => c.postId), counts.map((c) => c.comments)]);
+  }
+
+  /**
+   * Writes the posts importPosts holds, each once with its votes and comments counted, then their
+   * votes, and empties the session's tables. Answers how many votes were added (a vote listed
+   * twice is added once).
+   */
+  async settleImported(tx: Tx, workspaceId: string): Promise<number> {
+    tx.send(IMPORT_SETTLE_POSTS, [workspaceId]);
+    const votes = await tx.count(IMPORT_SETTLE_VOTES, [workspaceId]);
+    tx.send(IMPORT_UNSTAGE);
+    return votes;
   }
 
   /** Marks imported posts as merged into others (both already there), without moving votes. */

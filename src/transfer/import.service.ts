@@ -130,6 +130,12 @@ class ImportRun {
   private pending: SourceRecord[] = [];
   private readonly flying: Promise<void>[] = [];
   private readonly counts = new Map<number, { votes: number; comments: number }>();
+  /**
+   * Posts written to the posts' holding table and not yet to posts (settle), with the comments
+   * brought to each; and the votes held with them.
+   */
+  private readonly held = new Map<number, number>();
+  private heldVotes = 0;
   private readonly s: ImportService['stores'];
 
   constructor(
@@ -148,6 +154,8 @@ class ImportRun {
   }
 
   async run(): Promise<ImportReport> {
+    this.s.posts.stageImports(this.tx);
+    this.s.comments.stageImports(this.tx);
     // The source reads on while the database writes the batch before.
     for await (const record of readAhead(this.from.records(), READ_AHEAD)) {
       if (record.kind === 'error') {
@@ -160,7 +168,7 @@ class ImportRun {
       this.pending.push(record);
     }
     await this.flush();
-    await this.landed();
+    await this.settle();
     this.countOnPosts();
     this.applyMerges();
     return this.report;
@@ -191,6 +199,8 @@ class ImportRun {
         await this.importComments(batch as RecordOf<'comment'>[]);
         break;
       case 'entry':
+        // An entry links posts: they must be written.
+        await this.settle();
         await this.importEntries(batch as RecordOf<'entry'>[]);
         break;
     }
@@ -383,7 +393,6 @@ class ImportRun {
     );
     const ids = await this.s.posts.importPosts(
       this.tx,
-      this.ws,
       fresh.map((r) => ({
         boardId: this.boardIds.get(r.board.key)!,
         title: r.title.trim(),
@@ -398,6 +407,7 @@ class ImportRun {
     );
     fresh.forEach((r, i) => {
       this.postIds.set(r.key, ids[i]);
+      this.held.set(ids[i], 0);
       if (r.mergedInto !== null) this.merges.push({ postId: ids[i], into: r.mergedInto, at: r.at });
     });
     this.s.transfer.remember(this.tx, this.ws, this.source, 'post', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
@@ -411,7 +421,14 @@ class ImportRun {
     });
     await this.resolvePeople(valid.map((r) => r.voter), false);
     if (valid.length === 0) return;
-    const votes = valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt }));
+    const all = valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt }));
+    // Votes on posts held back are held with them (settle counts those added); others are added now.
+    const held = all.filter((v) => this.held.has(v.postId));
+    this.s.posts.importStagedVotes(this.tx, held);
+    this.heldVotes += held.length;
+    this.count('vote', held.length, 0);
+    const votes = held.length === all.length ? [] : all.filter((v) => !this.held.has(v.postId));
+    if (votes.length === 0) return;
     // Not awaited here: the next rows are read while the database writes these.
     await this.inFlight(
       this.s.posts.importVotes(this.tx, this.ws, votes).then((posts) => {
@@ -464,18 +481,24 @@ class ImportRun {
     const fresh = valid.filter((r) => !known.has(r.key));
     this.count('comment', 0, valid.length - fresh.length + repeated);
     if (fresh.length === 0) return;
-    const ids = await this.s.comments.importComments(
-      this.tx,
-      this.ws,
-      fresh.map((r) => ({
-        postId: this.postIds.get(r.postKey)!,
-        authorId: this.personIds.get(r.author.key)!,
-        body: r.body.trim(),
-        official: r.official,
-        createdAt: r.createdAt,
-      })),
-    );
-    for (const r of fresh) this.tally(this.postIds.get(r.postKey)!).comments++;
+    const comments = fresh.map((r) => ({
+      postId: this.postIds.get(r.postKey)!,
+      authorId: this.personIds.get(r.author.key)!,
+      body: r.body.trim(),
+      official: r.official,
+      createdAt: r.createdAt,
+    }));
+    // Comments on posts held back are held with them, after them; others are added now.
+    const held = comments.filter((c) => this.held.has(c.postId));
+    const now = held.length === comments.length ? [] : comments.filter((c) => !this.held.has(c.postId));
+    const [heldIds, nowIds] = await Promise.all([
+      held.length ? this.s.comments.importStagedComments(this.tx, held) : [],
+      now.length ? this.s.comments.importComments(this.tx, this.ws, now) : [],
+    ]);
+    let [h, n] = [0, 0];
+    const ids = comments.map((c) => (this.held.has(c.postId) ? heldIds[h++] : nowIds[n++]));
+    for (const c of held) this.held.set(c.postId, this.held.get(c.postId)! + 1);
+    for (const c of now) this.tally(c.postId).comments++;
     this.s.transfer.remember(this.tx, this.ws, this.source, 'comment', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('comment', fresh.length, 0);
   }
@@ -515,6 +538,24 @@ class ImportRun {
     );
     this.s.transfer.remember(this.tx, this.ws, this.source, 'changelog_entry', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('entry', fresh.length, 0);
+  }
+
+  /**
+   * Writes the posts held back, each once with its votes and comments counted, then the votes and
+   * comments held with them; a vote listed twice, added once, is counted as skipped.
+   */
+  private async settle(): Promise<void> {
+    await this.landed();
+    if (this.held.size === 0) return;
+    const commented = [...this.held].filter(([, comments]) => comments > 0);
+    for (let i = 0; i < commented.length; i += COUNTS_BATCH) {
+      this.s.posts.countStagedComments(this.tx, commented.slice(i, i + COUNTS_BATCH).map(([postId, comments]) => ({ postId, comments })));
+    }
+    const added = await this.s.posts.settleImported(this.tx, this.ws);
+    this.s.comments.settleImported(this.tx, this.ws);
+    this.count('vote', added - this.heldVotes, this.heldVotes - added);
+    this.held.clear();
+    this.heldVotes = 0;
   }
 
   /** Merges are set once every post is in, whatever their order. */
