@@ -57,8 +57,8 @@ export class CommentsService {
     return this.store.importStagedComments(tx, comments);
   }
 
-  /** Writes the comments importStagedComments holds (their posts written first). */
-  settleImported(tx: Tx, workspaceId: string): void {
-    this.store.settleImported(tx, workspaceId);
+  /** Writes the comments importStagedComments holds on posts with ids in [from, to) (to null: all), their posts written first. */
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null): void {
+    this.store.settleImported(tx, workspaceId, from, to);
   }
 }

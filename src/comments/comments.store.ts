@@ -23,14 +23,19 @@ const SQL = {
     `INSERT INTO import_comments (id, post_id, author_id, body, official, created_at)
      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::text[], $5::boolean[], $6::timestamptz[])`,
   ),
+  stageIndex: `CREATE INDEX IF NOT EXISTS import_comments_post ON import_comments (post_id)`,
   settle: statement(
     'comment_import_settle',
     `INSERT INTO comments (workspace_id, id, post_id, author_id, body, official, created_at)
-     SELECT $1, c.id, c.post_id, c.author_id, c.body, c.official, coalesce(c.created_at, now()) FROM import_comments c ORDER BY c.id`,
+     SELECT $1, c.id, c.post_id, c.author_id, c.body, c.official, coalesce(c.created_at, now())
+       FROM import_comments c WHERE c.post_id >= $2 AND c.post_id < $3 ORDER BY c.id`,
   ),
   unstage: `TRUNCATE import_comments`,
   get: statement('comment_get', `${COMMENT_SELECT} WHERE c.workspace_id = $1 AND c.id = $2`),
 };
+
+/** Above every post id: a range's end that leaves none out. */
+const MAX_ID = '9223372036854775807';
 
 /** A comment an import brings (its time as ISO 8601, none: now); its post counts it through PostsStore. */
 export interface ImportedComment {
@@ -64,6 +69,7 @@ export class CommentsStore {
   /** Makes the session's table where an import's comments wait (importStagedComments). */
   stageImports(tx: Tx): void {
     tx.send(SQL.stage);
+    tx.send(SQL.stageIndex);
   }
 
   /**
@@ -77,10 +83,10 @@ export class CommentsStore {
     return ids.map(Number);
   }
 
-  /** Writes the comments importStagedComments holds, and empties the session's table. */
-  settleImported(tx: Tx, workspaceId: string): void {
-    tx.send(SQL.settle, [workspaceId]);
-    tx.send(SQL.unstage);
+  /** Writes the comments importStagedComments holds on posts with ids in [from, to); to null: all the rest, and empties the session's table. */
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null): void {
+    tx.send(SQL.settle, [workspaceId, from, to ?? MAX_ID]);
+    if (to === null) tx.send(SQL.unstage);
   }
 
   /** A new comment, read back. */

@@ -276,22 +276,18 @@ export class PostsService {
     return this.store.importPosts(tx, posts);
   }
 
-  /** Votes on posts importPosts holds, held with them. */
-  importStagedVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): void {
-    this.store.importStagedVotes(tx, votes);
-  }
-
-  /** The comments an import brings to posts importPosts holds, by post, for settleImported to count. */
-  countStagedComments(tx: Tx, counts: { postId: number; comments: number }[]): void {
-    this.store.countStagedComments(tx, counts);
+  /** Votes on posts importPosts holds, held with them (one a person and post); answers the post of each vote held. */
+  importHeldVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
+    return this.store.importHeldVotes(tx, votes);
   }
 
   /**
-   * Writes the posts importPosts holds, each once with its counts, and their votes (before the
-   * comments on them: CommentsService.settleImported). Answers how many votes were added.
+   * Writes the posts importPosts holds with ids in [from, to) (to null: all the rest), each once
+   * with its counts (the votes held on it, the comments the importer brings to it), then their
+   * votes; the comments on them follow (CommentsService.settleImported).
    */
-  settleImported(tx: Tx, workspaceId: string): Promise<number> {
-    return this.store.settleImported(tx, workspaceId);
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null, counts: { postId: number; votes: number; comments: number }[]): void {
+    this.store.settleImported(tx, workspaceId, from, to, counts, 5_000);
   }
 
   /** Marks imported posts as merged into others, without moving votes (the source lists them). */

@@ -135,10 +135,11 @@ const NEXT_IDS = statement('post_next_ids', `SELECT nextval('posts_id_seq')::tex
  */
 const STAGE = [
   `CREATE TEMP TABLE IF NOT EXISTS import_posts (
-     id bigint, board_id uuid, title text, body text, category text, status text, pinned boolean, author_id uuid,
+     id bigint PRIMARY KEY, board_id uuid, title text, body text, category text, status text, pinned boolean, author_id uuid,
      created_at timestamptz, updated_at timestamptz) ON COMMIT DROP`,
-  `CREATE TEMP TABLE IF NOT EXISTS import_votes (post_id bigint, person_id uuid, created_at timestamptz) ON COMMIT DROP`,
-  `CREATE TEMP TABLE IF NOT EXISTS import_post_comments (post_id bigint, comments integer) ON COMMIT DROP`,
+  // The key drops a vote listed twice as it comes (the first is kept), so the importer counts exactly.
+  `CREATE TEMP TABLE IF NOT EXISTS import_votes (post_id bigint, person_id uuid, created_at timestamptz, PRIMARY KEY (post_id, person_id)) ON COMMIT DROP`,
+  `CREATE TEMP TABLE IF NOT EXISTS import_post_counts (post_id bigint PRIMARY KEY, votes integer, comments integer) ON COMMIT DROP`,
 ];
 const IMPORT = statement(
   'post_import',
@@ -146,33 +147,33 @@ const IMPORT = statement(
    SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[],
                         $9::timestamptz[], $10::timestamptz[])`,
 );
-const IMPORT_STAGED_VOTES = statement(
-  'post_import_staged_votes',
-  `INSERT INTO import_votes (post_id, person_id, created_at) SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[])`,
+const IMPORT_HELD_VOTES = statement(
+  'post_import_held_votes',
+  `INSERT INTO import_votes (post_id, person_id, created_at) SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[])
+   ON CONFLICT DO NOTHING RETURNING post_id`,
 );
-const IMPORT_COMMENT_COUNTS = statement(
-  'post_import_comment_counts',
-  `INSERT INTO import_post_comments (post_id, comments) SELECT * FROM unnest($1::bigint[], $2::integer[])`,
+const IMPORT_HELD_COUNTS = statement(
+  'post_import_held_counts',
+  `INSERT INTO import_post_counts (post_id, votes, comments) SELECT * FROM unnest($1::bigint[], $2::integer[], $3::integer[])`,
 );
-// A post's votes are its distinct voters (a source may list one twice: the first is kept).
 const IMPORT_SETTLE_POSTS = statement(
   'post_import_settle',
   `INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, votes, comments_count)
    SELECT $1, s.id, s.board_id, s.title, s.body, s.category, s.status, s.pinned, s.author_id,
-          coalesce(s.created_at, now()), coalesce(s.updated_at, s.created_at, now()), coalesce(v.votes, 0), coalesce(c.comments, 0)
-     FROM import_posts s
-     LEFT JOIN (SELECT post_id, count(DISTINCT person_id)::integer AS votes FROM import_votes GROUP BY post_id) v ON v.post_id = s.id
-     LEFT JOIN (SELECT post_id, sum(comments)::integer AS comments FROM import_post_comments GROUP BY post_id) c ON c.post_id = s.id
+          coalesce(s.created_at, now()), coalesce(s.updated_at, s.created_at, now()), coalesce(c.votes, 0), coalesce(c.comments, 0)
+     FROM import_posts s LEFT JOIN import_post_counts c ON c.post_id = s.id
+    WHERE s.id >= $2 AND s.id < $3
     ORDER BY s.id`,
 );
+// No conflict can be: the posts are new, and import_votes holds a person's vote on one once.
 const IMPORT_SETTLE_VOTES = statement(
   'post_import_settle_votes',
   `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
-   SELECT $1, v.post_id, v.person_id, coalesce(v.created_at, now())
-     FROM (SELECT DISTINCT ON (post_id, person_id) post_id, person_id, created_at FROM import_votes ORDER BY post_id, person_id, ctid) v
-   ON CONFLICT DO NOTHING`,
+   SELECT $1, v.post_id, v.person_id, coalesce(v.created_at, now()) FROM import_votes v WHERE v.post_id >= $2 AND v.post_id < $3`,
 );
-const IMPORT_UNSTAGE = `TRUNCATE import_posts, import_votes, import_post_comments`;
+const IMPORT_UNSTAGE = `TRUNCATE import_posts, import_votes, import_post_counts`;
+/** Above every id: a range's end that leaves none out. */
+const MAX_ID = '9223372036854775807';
 const IMPORT_VOTES = statement(
   'post_import_votes',
   `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
@@ -358,28 +359,29 @@ export class PostsStore {
     return ids.map(Number);
   }
 
-  /** Votes on posts that importPosts holds, held with them until settleImported. */
-  importStagedVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): void {
-    if (votes.length === 0) return;
-    tx.send(IMPORT_STAGED_VOTES, [votes.map((v) => v.postId), votes.map((v) => v.personId), votes.map((v) => v.createdAt)]);
-  }
-
-  /** How many comments an import brings to posts that importPosts holds (counted by settleImported). */
-  countStagedComments(tx: Tx, counts: { postId: number; comments: number }[]): void {
-    if (counts.length === 0) return;
-    tx.send(IMPORT_COMMENT_COUNTS, [counts.map((c) => c.postId), counts.map((c) => c.comments)]);
+  /**
+   * Votes on posts that importPosts holds, held with them until settleImported (one a person and
+   * post). Answers the post of each vote held, for the counts the importer gives settleImported.
+   */
+  async importHeldVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
+    const held = await tx.rows<{ post_id: string }>(IMPORT_HELD_VOTES, [votes.map((v) => v.postId), votes.map((v) => v.personId), votes.map((v) => v.createdAt)]);
+    return held.map((row) => Number(row.post_id));
   }
 
   /**
-   * Writes the posts importPosts holds, each once with its votes and comments counted, then their
-   * votes, and empties the session's tables. Answers how many votes were added (a vote listed
-   * twice is added once).
+   * Writes the posts importPosts holds whose ids are in [from, to), each once with the votes and
+   * comments given for it, then their votes. `to` null: all the rest, and the session's tables
+   * are emptied.
    */
-  async settleImported(tx: Tx, workspaceId: string): Promise<number> {
-    tx.send(IMPORT_SETTLE_POSTS, [workspaceId]);
-    const votes = await tx.count(IMPORT_SETTLE_VOTES, [workspaceId]);
-    tx.send(IMPORT_UNSTAGE);
-    return votes;
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null, counts: { postId: number; votes: number; comments: number }[], batch: number): void {
+    for (let i = 0; i < counts.length; i += batch) {
+      const some = counts.slice(i, i + batch);
+      tx.send(IMPORT_HELD_COUNTS, [some.map((c) => c.postId), some.map((c) => c.votes), some.map((c) => c.comments)]);
+    }
+    const range = [workspaceId, from, to ?? MAX_ID];
+    tx.send(IMPORT_SETTLE_POSTS, range);
+    tx.send(IMPORT_SETTLE_VOTES, range);
+    if (to === null) tx.send(IMPORT_UNSTAGE);
   }
 
   /** Marks imported posts as merged into others (both already there), without moving votes. */

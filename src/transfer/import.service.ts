@@ -47,6 +47,9 @@ const BODY_MAX = 5_000;
 const ENTRY_TITLE_MIN = 4;
 const ENTRY_BODY_MAX = 20_000;
 
+/** Held posts written at once, at least (but at the end). */
+const SETTLE_MIN = 500;
+
 /** Posts whose counts one statement changes. */
 const COUNTS_BATCH = 5_000;
 
@@ -134,8 +137,9 @@ class ImportRun {
    * Posts written to the posts' holding table and not yet to posts (settle), with the comments
    * brought to each; and the votes held with them.
    */
-  private readonly held = new Map<number, number>();
-  private heldVotes = 0;
+  private readonly held = new Map<number, { votes: number; comments: number }>();
+  /** The held posts with ids below this one are written. */
+  private settledBelow = 0;
   private readonly s: ImportService['stores'];
 
   constructor(
@@ -407,7 +411,7 @@ class ImportRun {
     );
     fresh.forEach((r, i) => {
       this.postIds.set(r.key, ids[i]);
-      this.held.set(ids[i], 0);
+      this.held.set(ids[i], { votes: 0, comments: 0 });
       if (r.mergedInto !== null) this.merges.push({ postId: ids[i], into: r.mergedInto, at: r.at });
     });
     this.s.transfer.remember(this.tx, this.ws, this.source, 'post', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
@@ -422,12 +426,23 @@ class ImportRun {
     await this.resolvePeople(valid.map((r) => r.voter), false);
     if (valid.length === 0) return;
     const all = valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt }));
-    // Votes on posts held back are held with them (settle counts those added); others are added now.
+    // A source lists its votes post by post, mostly: the held posts before this batch's first have
+    // all theirs, and are written now, while the source reads on (a vote that comes later for one
+    // is added and counted as on any post already there).
+    let first = Infinity;
+    for (const v of all) if (v.postId < first && this.held.has(v.postId)) first = v.postId;
+    if (first !== Infinity && first - this.settledBelow >= SETTLE_MIN) await this.settle(first);
+    // Votes on posts held back are held with them; others are added now.
     const held = all.filter((v) => this.held.has(v.postId));
-    this.s.posts.importStagedVotes(this.tx, held);
-    this.heldVotes += held.length;
-    this.count('vote', held.length, 0);
     const votes = held.length === all.length ? [] : all.filter((v) => !this.held.has(v.postId));
+    if (held.length) {
+      await this.inFlight(
+        this.s.posts.importHeldVotes(this.tx, held).then((posts) => {
+          for (const postId of posts) this.held.get(postId)!.votes++;
+          this.count('vote', posts.length, held.length - posts.length);
+        }),
+      );
+    }
     if (votes.length === 0) return;
     // Not awaited here: the next rows are read while the database writes these.
     await this.inFlight(
@@ -497,7 +512,7 @@ class ImportRun {
     ]);
     let [h, n] = [0, 0];
     const ids = comments.map((c) => (this.held.has(c.postId) ? heldIds[h++] : nowIds[n++]));
-    for (const c of held) this.held.set(c.postId, this.held.get(c.postId)! + 1);
+    for (const c of held) this.held.get(c.postId)!.comments++;
     for (const c of now) this.tally(c.postId).comments++;
     this.s.transfer.remember(this.tx, this.ws, this.source, 'comment', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('comment', fresh.length, 0);
@@ -542,20 +557,21 @@ class ImportRun {
 
   /**
    * Writes the posts held back, each once with its votes and comments counted, then the votes and
-   * comments held with them; a vote listed twice, added once, is counted as skipped.
+   * comments held with them.
    */
-  private async settle(): Promise<void> {
+  private async settle(below: number | null = null): Promise<void> {
     await this.landed();
     if (this.held.size === 0) return;
-    const commented = [...this.held].filter(([, comments]) => comments > 0);
-    for (let i = 0; i < commented.length; i += COUNTS_BATCH) {
-      this.s.posts.countStagedComments(this.tx, commented.slice(i, i + COUNTS_BATCH).map(([postId, comments]) => ({ postId, comments })));
+    const counts: { postId: number; votes: number; comments: number }[] = [];
+    // The map is in id order (ids are taken in order, a batch at a time).
+    for (const [postId, c] of this.held) {
+      if (below !== null && postId >= below) break;
+      if (c.votes + c.comments > 0) counts.push({ postId, ...c });
+      this.held.delete(postId);
     }
-    const added = await this.s.posts.settleImported(this.tx, this.ws);
-    this.s.comments.settleImported(this.tx, this.ws);
-    this.count('vote', added - this.heldVotes, this.heldVotes - added);
-    this.held.clear();
-    this.heldVotes = 0;
+    this.s.posts.settleImported(this.tx, this.ws, this.settledBelow, below, counts);
+    this.s.comments.settleImported(this.tx, this.ws, this.settledBelow, below);
+    if (below !== null) this.settledBelow = below;
   }
 
   /** Merges are set once every post is in, whatever their order. */
