@@ -128,10 +128,10 @@ const NEWEST_PUBLIC = statement(
 const NEXT_IDS = statement('post_next_ids', `SELECT nextval('posts_id_seq')::text AS id FROM generate_series(1, $1)`);
 /**
  * An import's posts, and the votes on them, wait in temporary tables of the importer's session
- * (dropped at its commit) until the import has read every vote and comment: then each post is
- * written once, counts included (`IMPORT_SETTLE`). Counting them on rows already written was an
- * UPDATE of every post, which rewrites all of its index entries, its search keys too: as long
- * as inserting the posts.
+ * (dropped at its commit) until the importer has read their votes (and the comments on them):
+ * then each post is written once, counts included (`IMPORT_SETTLE_POSTS`), a range of ids at a
+ * time. Counting them on rows already written took an update of every post, which rewrites all
+ * of its index entries, its search keys too: as long as inserting the posts.
  */
 const STAGE = [
   `CREATE TEMP TABLE IF NOT EXISTS import_posts (
