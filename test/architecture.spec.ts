@@ -35,12 +35,18 @@ export function writtenTables(source: string): string[] {
   return [...source.matchAll(/\b(?:INSERT INTO|UPDATE|DELETE FROM)\s+([a-z_]+)\b/g)].map((m) => m[1]);
 }
 
-/** The tables that the migrations create (none is dropped but by a migration's `down`). */
+/**
+ * The tables that the migrations create (none is dropped but by a migration's `down`), and the
+ * temporary ones a store makes for its session (an import's).
+ */
 function createdTables(): Set<string> {
   const tables = new Set<string>();
   for (const file of readdirSync(join(ROOT, 'migrations'))) {
     const text = readFileSync(join(ROOT, 'migrations', file), 'utf8');
     for (const [, table] of text.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?"?([a-z_]+)/g)) tables.add(table);
+  }
+  for (const file of sourceFiles(join(ROOT, 'src'))) {
+    for (const [, table] of readFileSync(file, 'utf8').matchAll(/CREATE TEMP TABLE (?:IF NOT EXISTS )?([a-z_]+)/g)) tables.add(table);
   }
   return tables;
 }

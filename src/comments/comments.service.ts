@@ -99,4 +99,22 @@ export class CommentsService {
   importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
     return this.store.importComments(tx, workspaceId, comments);
   }
+
+  /** Makes the session's table where an import's comments wait (importStagedComments), dropped at commit. */
+  stageImports(tx: Tx): void {
+    this.store.stageImports(tx);
+  }
+
+  /**
+   * Comments on posts an import holds back (PostsService.importPosts), held back with them until
+   * settleImported, which the importer calls after the posts' own. Answers their new ids.
+   */
+  importStagedComments(tx: Tx, comments: ImportedComment[]): Promise<number[]> {
+    return this.store.importStagedComments(tx, comments);
+  }
+
+  /** Writes the comments importStagedComments holds on posts with ids in [from, to) (to null: all), their posts written first. */
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null): void {
+    this.store.settleImported(tx, workspaceId, from, to);
+  }
 }

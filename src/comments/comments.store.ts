@@ -28,8 +28,26 @@ const SQL = {
        FROM unnest($2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::boolean[], $7::timestamptz[], $8::text[])
          AS r(id, post_id, author_id, body, official, created_at, moderation)`,
   ),
+  stage: `CREATE TEMP TABLE IF NOT EXISTS import_comments (
+            id bigint, post_id bigint, author_id uuid, body text, official boolean, created_at timestamptz, moderation text) ON COMMIT DROP`,
+  importStaged: statement(
+    'comment_import_staged',
+    `INSERT INTO import_comments (id, post_id, author_id, body, official, created_at, moderation)
+     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::text[], $5::boolean[], $6::timestamptz[], $7::text[])`,
+  ),
+  stageIndex: `CREATE INDEX IF NOT EXISTS import_comments_post ON import_comments (post_id)`,
+  settle: statement(
+    'comment_import_settle',
+    `INSERT INTO comments (workspace_id, id, post_id, author_id, body, official, created_at, moderation)
+     SELECT $1, c.id, c.post_id, c.author_id, c.body, c.official, coalesce(c.created_at, now()), c.moderation
+       FROM import_comments c WHERE c.post_id >= $2 AND c.post_id < $3 ORDER BY c.id`,
+  ),
+  unstage: `TRUNCATE import_comments`,
   get: statement('comment_get', `${COMMENT_SELECT} WHERE c.workspace_id = $1 AND c.id = $2`),
 };
+
+/** Above every post id: a range's end that leaves none out. */
+const MAX_ID = '9223372036854775807';
 
 /** A comment an import brings (its time as ISO 8601, none: now); its post counts it through PostsStore. */
 export interface ImportedComment {
@@ -77,17 +95,31 @@ export class CommentsStore {
    */
   async importComments(tx: Tx, workspaceId: string, comments: ImportedComment[]): Promise<number[]> {
     const ids = (await tx.rows<{ id: string }>(SQL.nextIds, [comments.length])).map((row) => row.id);
-    tx.send(SQL.importComments, [
-      workspaceId,
-      ids,
-      comments.map((c) => c.postId),
-      comments.map((c) => c.authorId),
-      comments.map((c) => c.body),
-      comments.map((c) => c.official),
-      comments.map((c) => c.createdAt),
-      comments.map((c) => c.moderation),
-    ]);
+    tx.send(SQL.importComments, [workspaceId, ids, ...columns(comments)]);
     return ids.map(Number);
+  }
+
+  /** Makes the session's table where an import's comments wait (importStagedComments). */
+  stageImports(tx: Tx): void {
+    tx.send(SQL.stage);
+    tx.send(SQL.stageIndex);
+  }
+
+  /**
+   * Comments on posts that the posts' store holds for an import (PostsStore.importPosts): they
+   * wait in the session's import_comments until settleImported writes them, after
+   * their posts. Answers their new ids, in order.
+   */
+  async importStagedComments(tx: Tx, comments: ImportedComment[]): Promise<number[]> {
+    const ids = (await tx.rows<{ id: string }>(SQL.nextIds, [comments.length])).map((row) => row.id);
+    tx.send(SQL.importStaged, [ids, ...columns(comments)]);
+    return ids.map(Number);
+  }
+
+  /** Writes the comments importStagedComments holds on posts with ids in [from, to); to null: all the rest, and empties the session's table. */
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null): void {
+    tx.send(SQL.settle, [workspaceId, from, to ?? MAX_ID]);
+    if (to === null) tx.send(SQL.unstage);
   }
 
   /** A new comment, read back. */
@@ -99,4 +131,15 @@ export class CommentsStore {
     const [{ id }] = await tx.rows<{ id: string }>(SQL.insert, [workspaceId, comment.postId, comment.authorId, comment.body, comment.official, comment.moderation]);
     return (await tx.rows<CommentRow>(SQL.get, [workspaceId, id]))[0];
   }
+}
+
+function columns(comments: ImportedComment[]): unknown[] {
+  return [
+    comments.map((c) => c.postId),
+    comments.map((c) => c.authorId),
+    comments.map((c) => c.body),
+    comments.map((c) => c.official),
+    comments.map((c) => c.createdAt),
+    comments.map((c) => c.moderation),
+  ];
 }

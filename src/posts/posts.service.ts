@@ -343,9 +343,31 @@ export class PostsService {
 
   // Imports (src/transfer): posts, votes and counts brought in many a statement, in the importer's transaction.
 
-  /** Posts brought in, their times kept, with no vote or comment yet; answers their new ids, in order. */
-  importPosts(tx: Tx, workspaceId: string, posts: ImportedPost[]): Promise<number[]> {
-    return this.store.importPosts(tx, workspaceId, posts);
+  /**
+   * Makes the session's tables where an import's posts wait, with the votes on them, until
+   * settleImported (dropped at commit): each post is then written once, its counts included.
+   */
+  stageImports(tx: Tx): void {
+    this.store.stageImports(tx);
+  }
+
+  /** Posts brought in, their times kept, held until settleImported; answers their new ids, in order. */
+  importPosts(tx: Tx, posts: ImportedPost[]): Promise<number[]> {
+    return this.store.importPosts(tx, posts);
+  }
+
+  /** Votes on posts importPosts holds, held with them (one a person and post); answers the post of each vote held. */
+  importHeldVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
+    return this.store.importHeldVotes(tx, votes);
+  }
+
+  /**
+   * Writes the posts importPosts holds with ids in [from, to) (to null: all the rest), each once
+   * with its counts (the votes held on it, the comments the importer brings to it), then their
+   * votes; the comments on them follow (CommentsService.settleImported).
+   */
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null, counts: { postId: number; votes: number; comments: number }[]): void {
+    this.store.settleImported(tx, workspaceId, from, to, counts, 5_000);
   }
 
   /** Marks imported posts as merged into others, without moving votes (the source lists them). */
@@ -353,7 +375,7 @@ export class PostsService {
     this.store.setMergedInto(tx, workspaceId, merges);
   }
 
-  /** Votes brought in (one a person and post); answers the post of each vote added, for countImported. */
+  /** Votes brought in on posts already written (one a person and post); answers the post of each vote added, for countImported. */
   importVotes(tx: Tx, workspaceId: string, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
     return this.store.importVotes(tx, workspaceId, votes);
   }

@@ -144,16 +144,56 @@ const NEWEST_PUBLIC = statement(
     ORDER BY p.id DESC LIMIT $2`,
 );
 const NEXT_IDS = statement('post_next_ids', `SELECT nextval('posts_id_seq')::text AS id FROM generate_series(1, $1)`);
+/**
+ * An import's posts, and the votes on them, wait in temporary tables of the importer's session
+ * (dropped at its commit) until the importer has read their votes (and the comments on them):
+ * then each post is written once, counts included (`IMPORT_SETTLE_POSTS`), a range of ids at a
+ * time. Counting them on rows already written took an update of every post, which rewrites all
+ * of its index entries, its search keys too: as long as inserting the posts.
+ */
+const STAGE = [
+  `CREATE TEMP TABLE IF NOT EXISTS import_posts (
+     id bigint PRIMARY KEY, board_id uuid, title text, body text, category text, status text, pinned boolean, author_id uuid,
+     created_at timestamptz, updated_at timestamptz, moderation text) ON COMMIT DROP`,
+  // The key drops a vote listed twice as it comes (the first is kept), so the importer counts exactly.
+  `CREATE TEMP TABLE IF NOT EXISTS import_votes (post_id bigint, person_id uuid, created_at timestamptz, PRIMARY KEY (post_id, person_id)) ON COMMIT DROP`,
+  `CREATE TEMP TABLE IF NOT EXISTS import_post_counts (post_id bigint PRIMARY KEY, votes integer, comments integer) ON COMMIT DROP`,
+];
 const IMPORT = statement(
   'post_import',
+  `INSERT INTO import_posts (id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, moderation)
+   SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[],
+                        $9::timestamptz[], $10::timestamptz[], $11::text[])`,
+);
+const IMPORT_HELD_VOTES = statement(
+  'post_import_held_votes',
+  `INSERT INTO import_votes (post_id, person_id, created_at) SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[])
+   ON CONFLICT DO NOTHING RETURNING post_id`,
+);
+const IMPORT_HELD_COUNTS = statement(
+  'post_import_held_counts',
+  `INSERT INTO import_post_counts (post_id, votes, comments) SELECT * FROM unnest($1::bigint[], $2::integer[], $3::integer[])`,
+);
+const IMPORT_SETTLE_POSTS = statement(
+  'post_import_settle',
   `INSERT INTO posts (workspace_id, id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, votes, comments_count,
                       moderation)
-   SELECT $1, r.id, r.board_id, r.title, r.body, r.category, r.status, r.pinned, r.author_id,
-          coalesce(r.created_at, now()), coalesce(r.updated_at, r.created_at, now()), 0, 0, r.moderation
-     FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::uuid[],
-                 $10::timestamptz[], $11::timestamptz[], $12::text[])
-       AS r(id, board_id, title, body, category, status, pinned, author_id, created_at, updated_at, moderation)`,
+   SELECT $1, s.id, s.board_id, s.title, s.body, s.category, s.status, s.pinned, s.author_id,
+          coalesce(s.created_at, now()), coalesce(s.updated_at, s.created_at, now()), coalesce(c.votes, 0), coalesce(c.comments, 0),
+          s.moderation
+     FROM import_posts s LEFT JOIN import_post_counts c ON c.post_id = s.id
+    WHERE s.id >= $2 AND s.id < $3
+    ORDER BY s.id`,
 );
+// No conflict can be: the posts are new, and import_votes holds a person's vote on one once.
+const IMPORT_SETTLE_VOTES = statement(
+  'post_import_settle_votes',
+  `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
+   SELECT $1, v.post_id, v.person_id, coalesce(v.created_at, now()) FROM import_votes v WHERE v.post_id >= $2 AND v.post_id < $3`,
+);
+const IMPORT_UNSTAGE = `TRUNCATE import_posts, import_votes, import_post_counts`;
+/** Above every id: a range's end that leaves none out. */
+const MAX_ID = '9223372036854775807';
 const IMPORT_VOTES = statement(
   'post_import_votes',
   `INSERT INTO votes (workspace_id, post_id, person_id, created_at)
@@ -378,14 +418,19 @@ export class PostsStore {
     return this.db.rows(NEWEST_PUBLIC, [workspaceId, limit]);
   }
 
+  /** Makes the session's tables where an import's posts and their votes wait (importPosts, settleImported). */
+  stageImports(tx: Tx): void {
+    for (const sql of STAGE) tx.send(sql);
+  }
+
   /**
-   * Brings posts in from elsewhere (an import), in one statement, their times kept, with no vote
-   * and no comment yet (importVotes and addCounts count them). Answers their new ids, in order.
+   * Brings posts in from elsewhere (an import), in one statement, their times kept: they wait in
+   * the session's import_posts (stageImports), with no vote and no comment yet, until
+   * settleImported writes them. Answers their new ids, in order.
    */
-  async importPosts(tx: Tx, workspaceId: string, posts: ImportedPost[]): Promise<number[]> {
+  async importPosts(tx: Tx, posts: ImportedPost[]): Promise<number[]> {
     const ids = (await tx.rows<{ id: string }>(NEXT_IDS, [posts.length])).map((row) => row.id);
     tx.send(IMPORT, [
-      workspaceId,
       ids,
       posts.map((p) => p.boardId),
       posts.map((p) => p.title),
@@ -399,6 +444,31 @@ export class PostsStore {
       posts.map((p) => p.moderation),
     ]);
     return ids.map(Number);
+  }
+
+  /**
+   * Votes on posts that importPosts holds, held with them until settleImported (one a person and
+   * post). Answers the post of each vote held, for the counts the importer gives settleImported.
+   */
+  async importHeldVotes(tx: Tx, votes: { postId: number; personId: string; createdAt: string | null }[]): Promise<number[]> {
+    const held = await tx.rows<{ post_id: string }>(IMPORT_HELD_VOTES, [votes.map((v) => v.postId), votes.map((v) => v.personId), votes.map((v) => v.createdAt)]);
+    return held.map((row) => Number(row.post_id));
+  }
+
+  /**
+   * Writes the posts importPosts holds whose ids are in [from, to), each once with the votes and
+   * comments given for it, then their votes. `to` null: all the rest, and the session's tables
+   * are emptied.
+   */
+  settleImported(tx: Tx, workspaceId: string, from: number, to: number | null, counts: { postId: number; votes: number; comments: number }[], batch: number): void {
+    for (let i = 0; i < counts.length; i += batch) {
+      const some = counts.slice(i, i + batch);
+      tx.send(IMPORT_HELD_COUNTS, [some.map((c) => c.postId), some.map((c) => c.votes), some.map((c) => c.comments)]);
+    }
+    const range = [workspaceId, from, to ?? MAX_ID];
+    tx.send(IMPORT_SETTLE_POSTS, range);
+    tx.send(IMPORT_SETTLE_VOTES, range);
+    if (to === null) tx.send(IMPORT_UNSTAGE);
   }
 
   /** Marks imported posts as merged into others (both already there), without moving votes. */

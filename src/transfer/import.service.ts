@@ -47,6 +47,9 @@ const BODY_MAX = 5_000;
 const ENTRY_TITLE_MIN = 4;
 const ENTRY_BODY_MAX = 20_000;
 
+/** Held posts written at once, at least (but at the end). */
+const SETTLE_MIN = 500;
+
 /** Posts whose counts one statement changes. */
 const COUNTS_BATCH = 5_000;
 
@@ -130,6 +133,13 @@ class ImportRun {
   private pending: SourceRecord[] = [];
   private readonly flying: Promise<void>[] = [];
   private readonly counts = new Map<number, { votes: number; comments: number }>();
+  /**
+   * Posts written to the posts' holding table and not yet to posts (settle), with the comments
+   * brought to each; and the votes held with them.
+   */
+  private readonly held = new Map<number, { votes: number; comments: number }>();
+  /** The held posts with ids below this one are written. */
+  private settledBelow = 0;
   private readonly s: ImportService['stores'];
 
   constructor(
@@ -148,6 +158,8 @@ class ImportRun {
   }
 
   async run(): Promise<ImportReport> {
+    this.s.posts.stageImports(this.tx);
+    this.s.comments.stageImports(this.tx);
     // The source reads on while the database writes the batch before.
     for await (const record of readAhead(this.from.records(), READ_AHEAD)) {
       if (record.kind === 'error') {
@@ -160,7 +172,7 @@ class ImportRun {
       this.pending.push(record);
     }
     await this.flush();
-    await this.landed();
+    await this.settle();
     this.countOnPosts();
     this.applyMerges();
     return this.report;
@@ -191,6 +203,8 @@ class ImportRun {
         await this.importComments(batch as RecordOf<'comment'>[]);
         break;
       case 'entry':
+        // An entry links posts: they must be written.
+        await this.settle();
         await this.importEntries(batch as RecordOf<'entry'>[]);
         break;
     }
@@ -383,7 +397,6 @@ class ImportRun {
     );
     const ids = await this.s.posts.importPosts(
       this.tx,
-      this.ws,
       fresh.map((r) => ({
         boardId: this.boardIds.get(r.board.key)!,
         title: r.title.trim(),
@@ -399,6 +412,7 @@ class ImportRun {
     );
     fresh.forEach((r, i) => {
       this.postIds.set(r.key, ids[i]);
+      this.held.set(ids[i], { votes: 0, comments: 0 });
       if (r.mergedInto !== null) this.merges.push({ postId: ids[i], into: r.mergedInto, at: r.at });
     });
     this.s.transfer.remember(this.tx, this.ws, this.source, 'post', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
@@ -412,7 +426,25 @@ class ImportRun {
     });
     await this.resolvePeople(valid.map((r) => r.voter), false);
     if (valid.length === 0) return;
-    const votes = valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt }));
+    const all = valid.map((r) => ({ postId: this.postIds.get(r.postKey)!, personId: this.personIds.get(r.voter.key)!, createdAt: r.createdAt }));
+    // A source lists its votes post by post, mostly: the held posts before this batch's first have
+    // all theirs, and are written now, while the source reads on (a vote that comes later for one
+    // is added and counted as on any post already there).
+    let first = Infinity;
+    for (const v of all) if (v.postId < first && this.held.has(v.postId)) first = v.postId;
+    if (first !== Infinity && first - this.settledBelow >= SETTLE_MIN) await this.settle(first);
+    // Votes on posts held back are held with them; others are added now.
+    const held = all.filter((v) => this.held.has(v.postId));
+    const votes = held.length === all.length ? [] : all.filter((v) => !this.held.has(v.postId));
+    if (held.length) {
+      await this.inFlight(
+        this.s.posts.importHeldVotes(this.tx, held).then((posts) => {
+          for (const postId of posts) this.held.get(postId)!.votes++;
+          this.count('vote', posts.length, held.length - posts.length);
+        }),
+      );
+    }
+    if (votes.length === 0) return;
     // Not awaited here: the next rows are read while the database writes these.
     await this.inFlight(
       this.s.posts.importVotes(this.tx, this.ws, votes).then((posts) => {
@@ -465,20 +497,26 @@ class ImportRun {
     const fresh = valid.filter((r) => !known.has(r.key));
     this.count('comment', 0, valid.length - fresh.length + repeated);
     if (fresh.length === 0) return;
-    const ids = await this.s.comments.importComments(
-      this.tx,
-      this.ws,
-      fresh.map((r) => ({
-        postId: this.postIds.get(r.postKey)!,
-        authorId: this.personIds.get(r.author.key)!,
-        body: r.body.trim(),
-        official: r.official,
-        moderation: r.moderation ?? 'approved',
-        createdAt: r.createdAt,
-      })),
-    );
+    const comments = fresh.map((r) => ({
+      postId: this.postIds.get(r.postKey)!,
+      authorId: this.personIds.get(r.author.key)!,
+      body: r.body.trim(),
+      official: r.official,
+      moderation: r.moderation ?? 'approved',
+      createdAt: r.createdAt,
+    }));
+    // Comments on posts held back are held with them, after them; others are added now.
+    const held = comments.filter((c) => this.held.has(c.postId));
+    const now = held.length === comments.length ? [] : comments.filter((c) => !this.held.has(c.postId));
+    const [heldIds, nowIds] = await Promise.all([
+      held.length ? this.s.comments.importStagedComments(this.tx, held) : [],
+      now.length ? this.s.comments.importComments(this.tx, this.ws, now) : [],
+    ]);
+    let [h, n] = [0, 0];
+    const ids = comments.map((c) => (this.held.has(c.postId) ? heldIds[h++] : nowIds[n++]));
     // A held or rejected comment is on no post's count.
-    for (const r of fresh) if ((r.moderation ?? 'approved') === 'approved') this.tally(this.postIds.get(r.postKey)!).comments++;
+    for (const c of held) if (c.moderation === 'approved') this.held.get(c.postId)!.comments++;
+    for (const c of now) if (c.moderation === 'approved') this.tally(c.postId).comments++;
     this.s.transfer.remember(this.tx, this.ws, this.source, 'comment', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('comment', fresh.length, 0);
   }
@@ -518,6 +556,25 @@ class ImportRun {
     );
     this.s.transfer.remember(this.tx, this.ws, this.source, 'changelog_entry', fresh.map((r, i) => ({ key: r.key, targetId: String(ids[i]) })));
     this.count('entry', fresh.length, 0);
+  }
+
+  /**
+   * Writes the posts held back, each once with its votes and comments counted, then the votes and
+   * comments held with them.
+   */
+  private async settle(below: number | null = null): Promise<void> {
+    await this.landed();
+    if (this.held.size === 0) return;
+    const counts: { postId: number; votes: number; comments: number }[] = [];
+    // The map is in id order (ids are taken in order, a batch at a time).
+    for (const [postId, c] of this.held) {
+      if (below !== null && postId >= below) break;
+      if (c.votes + c.comments > 0) counts.push({ postId, ...c });
+      this.held.delete(postId);
+    }
+    this.s.posts.settleImported(this.tx, this.ws, this.settledBelow, below, counts);
+    this.s.comments.settleImported(this.tx, this.ws, this.settledBelow, below);
+    if (below !== null) this.settledBelow = below;
   }
 
   /** Merges are set once every post is in, whatever their order. */

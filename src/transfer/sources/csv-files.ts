@@ -44,7 +44,9 @@ export class CsvSource implements ImportSource {
   }
 
   async *records(): AsyncGenerator<SourceRecord> {
-    const kinds = (['posts', 'votes', 'comments'] as const).filter((kind) => this.files[kind]);
+    // Comments before votes: the importer holds a post back until its votes are read, and writes it
+    // once, with its counts (import.service.ts), so they come before.
+    const kinds = (['posts', 'comments', 'votes'] as const).filter((kind) => this.files[kind]);
     for (const kind of kinds) {
       try {
         this.total += (await stat(this.files[kind]!)).size;
