@@ -163,6 +163,11 @@ describe('moving in and out: export and import', () => {
     await made(`/api/v1/posts/${dark.id}/votes`, { voter: { name: 'Nameless Ned' } });
     await made(`/api/v1/posts/${hidden.id}/votes`, { voter: { email: 'amy@example.com' } });
     await made(`/api/v1/posts/${dark.id}/comments`, { body: 'We are on it' });
+    // Moderation's verdicts travel too: a rejected post, and a rejected comment that counts on no post.
+    const spam = await made('/api/v1/posts', { board: 'ideas', title: 'Cheap watches, very cheap' });
+    expect((await made(`/api/v1/posts/${spam.id}/reject`, {})).moderation).toBe('rejected');
+    const junk = await made(`/api/v1/posts/${dark.id}/comments`, { body: 'Visit my shop' });
+    expect((await made(`/api/v1/comments/${junk.id}/reject`, {})).moderation).toBe('rejected');
     expect((await api.patch(`/api/v1/posts/${dark.id}`, { status: 'planned' })).status).toBe(200);
     await made(`/api/v1/posts/${night.id}/merge`, { into: dark.id });
     // The changelog: a draft, a scheduled and a published entry, linking posts (a private and a merged one too).
@@ -196,7 +201,7 @@ describe('moving in and out: export and import', () => {
       version: 1,
       workspace: { slug: src.slug, name: `Workspace ${src.slug}` },
       exported_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      counts: { boards: 2, people: 5, posts: 3, votes: 7, comments: 1, changelog: 3 },
+      counts: { boards: 2, people: 5, posts: 4, votes: 8, comments: 2, changelog: 3 },
     });
     expect(exported.counts).toEqual(a.manifest.counts);
     for (const [file, rows] of Object.entries(a.files)) expect(rows).toHaveLength(a.manifest.counts[file]);
@@ -212,6 +217,9 @@ describe('moving in and out: export and import', () => {
     );
     expect(a.files.people.find((p) => p.email === src.member.email)!.member).toBe(true);
     expect(a.files.comments[0]).toEqual(expect.objectContaining({ body: 'We are on it', official: true, moderation: 'approved', author_id: src.member.id }));
+    expect(a.files.comments[1]).toEqual(expect.objectContaining({ body: 'Visit my shop', moderation: 'rejected' }));
+    expect(a.files.posts.find((p) => p.id === spam.id)!.moderation).toBe('rejected');
+    expect(a.files.posts.find((p) => p.id === dark.id)!.comments).toBe(1);
     // Every entry, whatever its state: the API's entry with its linked posts' ids instead of the posts.
     expect(a.files.changelog.map((e) => [e.id, e.state])).toEqual([
       [draft.id, 'draft'],
@@ -250,8 +258,16 @@ describe('moving in and out: export and import', () => {
     // The same export again adds nothing.
     const again = await cliJson('import', '--workspace', dst.slug, first);
     expect(again).toEqual({ created: zeros, skipped: a.manifest.counts, errors: [] });
-    expect(await count('posts', dst.id)).toBe(3);
-    expect(await count('votes', dst.id)).toBe(7);
+    expect(await count('posts', dst.id)).toBe(4);
+    const verdicts: Row[] = await t.db.query(
+      `SELECT title, moderation, comments_count FROM posts WHERE workspace_id = $1 AND title IN ('Dark mode, please', 'Cheap watches, very cheap') ORDER BY title`,
+      [dst.id],
+    );
+    expect(verdicts).toEqual([
+      { title: 'Cheap watches, very cheap', moderation: 'rejected', comments_count: 0 },
+      { title: 'Dark mode, please', moderation: 'approved', comments_count: 1 },
+    ]);
+    expect(await count('votes', dst.id)).toBe(8);
     expect(await count('changelog_entries', dst.id)).toBe(3);
     expect(await count('changelog_entry_posts', dst.id)).toBe(4);
 
