@@ -84,10 +84,10 @@ describeInBrowser('the dashboard in Chromium', () => {
     await until('comment.created at the receiver', () => receiver.requests.find((r) => r.body?.type === 'comment.created' && r.body.data.comment.official === true));
 
     await page.goto(duplicate.admin_url);
-    await page.getByLabel('Merge into').fill(String(created.id));
-    await page.getByRole('button', { name: 'Merge' }).click();
+    await page.getByLabel('Merge into', { exact: true }).fill(String(created.id));
+    await page.getByRole('button', { name: 'Merge', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: `Merge “Dark theme please ${run}” into “Make it dark ${run}”?` }).waitFor();
-    await page.getByRole('button', { name: 'Merge' }).click();
+    await page.getByRole('button', { name: 'Merge', exact: true }).click();
     await page.getByText('The post was merged.').waitFor();
     expect((await api.get(`/api/v1/posts/${duplicate.id}`)).body.data.merged_into.id).toBe(created.id);
     // The post's page shows what each event became at each endpoint.

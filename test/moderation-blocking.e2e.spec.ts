@@ -84,7 +84,7 @@ describe('blocking people and refusing sign-ins', () => {
   /** A visitor's post on the ideas board, through its form: the post's id. */
   const visitorPost = async (visitor: Visitor, title: string, slug = ws.slug) => {
     const board = await visitor.get(`/${slug}/ideas`);
-    const answer = await visitor.post(`/${slug}/ideas/posts`, { _csrf: formToken(board.text, `/${slug}/ideas/posts`), title, body: 'Details', category: 'feature' });
+    const answer = await visitor.post(`/${slug}/ideas/posts`, { _csrf: formToken(board.text, `/${slug}/ideas/posts`), title, body: 'Details', category: 'feature', similar: 'seen' });
     expect(answer.status).toBe(303);
     return Number(/\/p\/(\d+)/.exec(answer.location!)![1]);
   };

@@ -72,7 +72,7 @@ describeInBrowser('the moderation page in Chromium', () => {
     const posts: number[] = [];
     for (const title of [`Cheap watches here ${run}`, `Please add a dark theme ${run}`]) {
       const board = await visitor.get(`/${ws.slug}/ideas`);
-      const answer = await visitor.post(`/${ws.slug}/ideas/posts`, { _csrf: formToken(board.text, `/${ws.slug}/ideas/posts`), title, body: 'See https://example.com for more.', category: 'feature' });
+      const answer = await visitor.post(`/${ws.slug}/ideas/posts`, { _csrf: formToken(board.text, `/${ws.slug}/ideas/posts`), title, body: 'See https://example.com for more.', category: 'feature', similar: 'seen' });
       posts.push(Number(/\/p\/(\d+)/.exec(answer.location!)![1]));
       await sleep(5); // distinct creation times: the queue is oldest first
     }
