@@ -79,7 +79,8 @@ export class CommentsService {
       if (to === 'approved') {
         this.workspaces.markApproved(tx, actor.workspaceId, [locked.authorId]);
         const post = await this.posts.get(actor, locked.postId, tx);
-        await this.events.record(tx, actor.workspaceId, 'comment.created', { post, comment }, actor.personId);
+        // On a post still held (or rejected) the comment shows when its post does: an event now would tell of the post.
+        if (post.moderation === 'approved') await this.events.record(tx, actor.workspaceId, 'comment.created', { post, comment }, actor.personId);
       } else {
         this.events.announceSiteChange(tx, actor.workspaceId);
       }
