@@ -42,6 +42,15 @@ export class FanOut {
 
   /** Voters per batch of a status change's emails (VOTER_MAIL_BATCH; a test makes it small). */
   batchSize = VOTER_MAIL_BATCH;
+  /** Whether a fan-out since the last look made a voter mailing (takeMailingsMade). */
+  private mailingsMade = false;
+
+  /** Whether a fan-out made a voter mailing since the last call: its first batches are then worth a pass now. */
+  takeMailingsMade(): boolean {
+    const made = this.mailingsMade;
+    this.mailingsMade = false;
+    return made;
+  }
 
   /**
    * Fans out batch after batch of the scopes the engine takes them from (EventsStore.fanOutScopes:
@@ -100,6 +109,7 @@ export class FanOut {
               add(event, randomUUID(), null, to, emailBody(change, to, this.unsubscribeUrl(event.workspace_id, to)));
             }
             if (voters.length < limit) continue;
+            this.mailingsMade = true;
             this.mailings.insert(tx, {
               mail_after: voters.length > 0 ? voters[voters.length - 1] : '',
               workspace_id: event.workspace_id,
