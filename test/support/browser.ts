@@ -16,10 +16,16 @@ if (!available && process.env.CHORUS_TEST_REQUIRE_BROWSER === 'true') {
   throw new Error(`CHORUS_TEST_REQUIRE_BROWSER is set but there is no Chromium at ${CHROMIUM} (apt-get install chromium).`);
 }
 
-/** `describe`, or, without Chromium, a skipped block whose name says why (`npm test` still passes). */
-export const describeInBrowser: (name: string, fn: () => void) => void = available
-  ? describe
-  : (name, fn) => describe.skip(`${name} [SKIPPED: no Chromium at ${CHROMIUM}; apt-get install chromium]`, fn);
+/**
+ * `describe`, or a skipped block whose name says why: without Chromium (`npm test` still passes),
+ * and on Citus (`npm run test:citus` tests the pages over HTTP; what a browser does with them
+ * does not depend on the engine, and `npm test` drives them in Chromium).
+ */
+export const describeInBrowser: (name: string, fn: () => void) => void = !available
+  ? (name, fn) => describe.skip(`${name} [SKIPPED: no Chromium at ${CHROMIUM}; apt-get install chromium]`, fn)
+  : process.env.CHORUS_TEST_CITUS === 'true'
+    ? (name, fn) => describe.skip(`${name} [SKIPPED on Citus: npm test drives the pages in Chromium]`, fn)
+    : describe;
 
 /** `extraArgs`: more of Chromium's switches (the widget's test blocks third-party cookies). */
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
