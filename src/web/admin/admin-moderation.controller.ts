@@ -203,32 +203,20 @@ export class AdminModerationController {
   }
 
   private itemView(item: ModerationItem): QueueItemView {
-    const a = (path: string) => this.paths.admin(path);
     const post = item.post;
-    if (item.kind === 'comment' && item.comment) {
-      const c = item.comment;
-      return {
-        kind: 'comment',
-        key: `comment-${c.id}`,
-        title: post.title,
-        text: c.body,
-        author: c.author.name,
-        board: post.board.name,
-        createdAt: c.created_at,
-        postUrl: a(`/admin/p/${post.id}`),
-        action: a(`/admin/moderation/comments/${c.id}`),
-      };
-    }
+    const comment = item.kind === 'comment' ? (item.comment ?? null) : null;
+    const held = comment ?? post;
+    const kind = comment ? 'comment' : 'post';
     return {
-      kind: 'post',
-      key: `post-${post.id}`,
+      kind,
+      key: `${kind}-${held.id}`,
       title: post.title,
-      text: post.body,
-      author: post.author.name,
+      text: held.body,
+      author: held.author.name,
       board: post.board.name,
-      createdAt: post.created_at,
-      postUrl: a(`/admin/p/${post.id}`),
-      action: a(`/admin/moderation/posts/${post.id}`),
+      createdAt: held.created_at,
+      postUrl: this.paths.admin(`/admin/p/${post.id}`),
+      action: this.paths.admin(`/admin/moderation/${kind}s/${held.id}`),
     };
   }
 }
