@@ -230,11 +230,9 @@ const SIMILAR_RANKED = 60;
 /** How many posts one word (or pair of words) of the title brings as candidates at most. */
 const SIMILAR_PER_PROBE = 100;
 
-/** A title's text as its words see it: lower-cased, every run of other characters one space, a space at each end. */
-const spaced = (title: string) => `' ' || regexp_replace(lower(${title}), '[^[:alnum:]]+', ' ', 'g') || ' '`;
 const each = (f: (i: number) => string, sep: string) => Array.from({ length: SIMILAR_WORDS }, (_, i) => f(i + 1)).join(sep);
 /** The weight of the title's word i when a candidate's title holds it: rarer in the sample, heavier (its IDF). */
-const weight = (i: number) => `CASE WHEN strpos(c.lt, f.p${i}) > 0 THEN f.g${i} ELSE 0 END`;
+const weight = (i: number) => `CASE WHEN strpos(c.lt, f.w${i}) > 0 THEN f.g${i} ELSE 0 END`;
 
 /**
  * A board's posts (approved, not merged) whose titles are most like $3 ($4: a post left out, 0
@@ -272,15 +270,15 @@ const weight = (i: number) => `CASE WHEN strpos(c.lt, f.p${i}) > 0 THEN f.g${i} 
  */
 export const SIMILAR = `WITH title AS MATERIALIZED (
      SELECT array(SELECT t.w FROM unnest(chorus_title_words($3)) t(w) ORDER BY length(t.w) DESC, t.w LIMIT ${SIMILAR_WORDS}) AS w),
-   words AS MATERIALIZED (SELECT ${each((i) => `a.w[${i}] AS w${i}, ' ' || a.w[${i}] || ' ' AS p${i}`, ', ')} FROM title a),
+   words AS MATERIALIZED (SELECT ${each((i) => `a.w[${i}] AS w${i}`, ', ')} FROM title a),
    sample AS MATERIALIZED (
-     SELECT p.id, p.title, p.votes, ${spaced('p.title')} AS lt FROM posts p
+     SELECT p.id, p.title, p.votes, lower(p.title) AS lt FROM posts p
       WHERE p.workspace_id = $1 AND p.board_id = $2 AND p.merged_into_id IS NULL AND p.moderation = 'approved' AND p.id <> $4
       ORDER BY p.created_at DESC, p.id DESC LIMIT ${SIMILAR_SAMPLE}),
    freq AS MATERIALIZED (
      SELECT w.*, n.* FROM words w CROSS JOIN LATERAL (
-       SELECT ${each((i) => `count(*) FILTER (WHERE strpos(s.lt, w.p${i}) > 0) AS c${i}`, ', ')} FROM sample s) n),
-   weights AS MATERIALIZED (SELECT ${each((i) => `f.p${i}, ln(${SIMILAR_SAMPLE + 1}::float8 / (1 + f.c${i})) AS g${i}`, ', ')} FROM freq f),
+       SELECT ${each((i) => `count(*) FILTER (WHERE strpos(s.lt, w.w${i}) > 0) AS c${i}`, ', ')} FROM sample s) n),
+   weights AS MATERIALIZED (SELECT ${each((i) => `f.w${i}, ln(${SIMILAR_SAMPLE + 1}::float8 / (1 + f.c${i})) AS g${i}`, ', ')} FROM freq f),
    terms AS MATERIALIZED (
      SELECT v.w, v.c FROM freq f CROSS JOIN LATERAL (VALUES ${each((i) => `(f.w${i}, f.c${i})`, ', ')}) v(w, c) WHERE v.w IS NOT NULL),
    anchors AS MATERIALIZED (SELECT t.w, t.c FROM terms t WHERE t.c <= 2 ORDER BY t.c, length(t.w) DESC, t.w LIMIT 2),
@@ -289,15 +287,19 @@ export const SIMILAR = `WITH title AS MATERIALIZED (
      UNION
      SELECT least(a.w, o.w) || ' ' || greatest(a.w, o.w) FROM anchors a CROSS JOIN LATERAL (
        SELECT t.w FROM terms t WHERE t.w <> a.w ORDER BY t.c, length(t.w) DESC, t.w LIMIT 3) o),
-   candidates AS (
-     SELECT s.id, s.title, s.votes, s.lt FROM sample s
-     UNION
-     SELECT x.id, x.title, x.votes, ${spaced('x.title')} FROM probes pr CROSS JOIN LATERAL (
+   found AS (
+     SELECT DISTINCT ON (x.id) x.id, x.title, x.votes FROM probes pr CROSS JOIN LATERAL (
        SELECT p.id, p.title, p.votes FROM posts p
         WHERE p.workspace_id = $1 AND p.board_id = $2
           AND chorus_title_word_keys(p.workspace_id, p.board_id, p.title) @> chorus_title_word_keys($1, $2, pr.probe)
           AND p.merged_into_id IS NULL AND p.moderation = 'approved' AND p.id <> $4
-        LIMIT ${SIMILAR_PER_PROBE}) x),
+        LIMIT ${SIMILAR_PER_PROBE}) x
+      WHERE x.id NOT IN (SELECT s.id FROM sample s)
+      ORDER BY x.id),
+   candidates AS (
+     SELECT s.id, s.title, s.votes, s.lt FROM sample s
+     UNION ALL
+     SELECT f.id, f.title, f.votes, lower(f.title) FROM found f),
    ranked AS MATERIALIZED (
      SELECT c.id, c.votes, similarity(c.title, $3) AS similarity FROM (
        SELECT c.* FROM candidates c CROSS JOIN weights f
