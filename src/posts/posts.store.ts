@@ -224,7 +224,7 @@ export const SIMILAR_LIMIT = 5;
 /** The newest posts of the board that tell which of a title's words are frequent there, and are candidates themselves. */
 export const SIMILAR_SAMPLE = 500;
 /** The words of a title that count (its longest): their number shapes the statement. */
-const SIMILAR_WORDS = 8;
+const SIMILAR_WORDS = 6;
 /** How many candidates, the best by shared words, are ranked by trigram similarity. */
 const SIMILAR_RANKED = 60;
 /** How many posts one word (or pair of words) of the title brings as candidates at most. */
