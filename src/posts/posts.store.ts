@@ -246,8 +246,9 @@ const weight = (i: number) => `CASE WHEN strpos(c.lt, f.w${i}) > 0 THEN f.g${i} 
  * weighted by its rarity on the board:
  * 1. `words`: the title's words (chorus_title_words: lower-cased, split at anything not a letter
  *    or digit, 3 characters or more), its SIMILAR_WORDS longest.
- * 2. `sample`: the board's SIMILAR_SAMPLE newest posts. How many of them hold each word (`c<i>`)
- *    tells how frequent it is on the board without reading any index entry: a word in none or one
+ * 2. `sample`: the board's SIMILAR_SAMPLE newest posts. How many of them hold each word (`c<i>`;
+ *    a title holds a word its lower-cased text contains: "exports" holds "export") tells how
+ *    frequent it is on the board without reading any index entry: a word in none or one
  *    of them is rare (most likely under 0.5% of the board), one in many is frequent. Weight of a
  *    word (`g<i>`): ln(501 / (1 + c<i>)).
  * 3. `anchors`: the title's two rarest words, if in at most 2 of the sample. `probes`: each
