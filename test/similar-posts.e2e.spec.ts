@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { BoardsService } from '../src/boards/boards.service';
+import { SIMILAR_SAMPLE } from '../src/posts/posts.store';
 import { axeViolations, describeInBrowser, startBrowserTest } from './support/browser';
 import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client, expectError } from './support/http';
@@ -83,6 +84,51 @@ describe('similar posts', () => {
       for (let i = 1; i <= 7; i++) await post(`Calendar sync with Google ${i}`, { board: many });
       const answer = await similar({ board: many, title: 'Calendar sync with Google' });
       expect(answer.body.data).toHaveLength(5);
+    });
+
+    it('on a board of more posts than its sample of the newest: an older post by its rarer words, the newest for frequent words', async () => {
+      const big = `big-${Date.now().toString(36)}`;
+      const other = `bigother-${Date.now().toString(36)}`;
+      await t.app.get(BoardsService).create(ws.slug, { slug: big, name: 'Big' });
+      await t.app.get(BoardsService).create(ws.slug, { slug: other, name: 'Big other' });
+      const boardId = async (slug: string) =>
+        ((await t.db.query(`SELECT id FROM boards WHERE workspace_id = $1 AND slug = $2`, [ws.id, slug]))[0] as { id: string }).id;
+      const [bigId, otherId] = [await boardId(big), await boardId(other)];
+      const newer = SIMILAR_SAMPLE + 100;
+      // Older than every post of the sample (the board's SIMILAR_SAMPLE newest): the post to
+      // find, and look-alikes that stay out (rejected, held, merged, on another board).
+      const old = async (title: string, board: string, moderation = 'approved', mergedInto: number | null = null) =>
+        Number(
+          (
+            (await t.db.query(
+              `INSERT INTO posts (workspace_id, board_id, title, author_id, moderation, merged_into_id, created_at, updated_at)
+               VALUES ($1, $2, $3, $4, $5, $6, now() - interval '1 day', now() - interval '1 day') RETURNING id`,
+              [ws.id, board, title, ws.member.id, moderation, mergedInto],
+            )) as { id: string }[]
+          )[0].id,
+        );
+      const kept = await old('Zeppelin hangar door sensors', bigId);
+      await old('Zeppelin hangar door sensor', bigId, 'rejected');
+      await old('Zeppelin hangar doors sensors', bigId, 'pending');
+      await old('Zeppelin hangar door sensors!', bigId, 'approved', kept);
+      await old('Zeppelin hangar door sensor', otherId);
+      await t.db.query(
+        `INSERT INTO posts (workspace_id, board_id, title, author_id, created_at, updated_at)
+         SELECT $1, $2, 'Faster export of the weekly report ' || g, $3, now() - ($4 - g) * interval '1 second', now() - ($4 - g) * interval '1 second'
+           FROM generate_series(1, $4::int) g`,
+        [ws.id, bigId, ws.member.id, newer],
+      );
+
+      const found = await similar({ board: big, title: 'Zeppelin hangar door sensor' });
+      expect(found.body.data.map((p: { id: number }) => p.id)).toEqual([kept]);
+      // Only frequent words: the newest posts that hold them, best first.
+      const frequent = await similar({ board: big, title: 'Faster export of the weekly report' });
+      expect(frequent.body.data).toHaveLength(5);
+      for (const p of frequent.body.data) {
+        expect(p.title).toMatch(/^Faster export of the weekly report \d+$/);
+        expect(p.similarity).toBeGreaterThanOrEqual(0.3);
+      }
+      expect(titles(await similar({ board: big, title: 'Quarterly invoices in PDF' }))).toEqual([]);
     });
 
     it('only the posts of that board of that workspace, approved and not merged', async () => {
