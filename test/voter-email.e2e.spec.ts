@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoardsService } from '../src/boards/boards.service';
 import { SecretBox } from '../src/common/secret-box';
+import { DeliveriesStore } from '../src/outbox/deliveries.store';
 import { FanOut } from '../src/outbox/fan-out';
 import { OutboxProcessor } from '../src/outbox/outbox.processor';
 import { PostsService } from '../src/posts/posts.service';
@@ -228,6 +229,28 @@ describe('voter email', () => {
       // The API shows nothing of it under an endpoint (there is none); the rows are the record.
       const listed = await api.get('/api/v1/webhook_endpoints');
       expect(listed.body.data).toEqual([]);
+    });
+
+    it('writes an arrival again when its first write fails (a statement timeout), and does not email the voter twice', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const address = `written-late@${domain}`;
+      const voter = await person(t, ws, 'Wendy Written', address);
+      const created = await post(api, 'Its arrival is written on the second try');
+      await vote(t, ws, created.id, voter.id);
+      const store = t.app.get(DeliveriesStore);
+      const write = jest.spyOn(store, 'recordSuccesses').mockRejectedValueOnce(new Error('canceling statement due to statement timeout'));
+      try {
+        await setStatus(api, created.id, 'done');
+        const rows = await settled(t, ws.id, 20_000);
+        expect(rows.map((r) => [r.recipient, r.status, r.attempt_count])).toEqual([[address, 'delivered', 1]]);
+        expect(write.mock.calls.length).toBeGreaterThanOrEqual(2);
+        // Released instead, it would be sent again 300 ms later (the schedule): wait past that.
+        await sleep(1_000);
+        expect(smtp.to(domain)).toHaveLength(1);
+        expect(smtp.attempts.get(address)).toBe(1);
+      } finally {
+        write.mockRestore();
+      }
     });
 
     it('retries an email whose pooled connection the server dropped mid-message, and delivers it once', async () => {

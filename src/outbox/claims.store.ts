@@ -13,12 +13,13 @@ import { CLAIM_LOCK, monthlyReservation, PLAN_QUOTAS, reserveMonthIn, THIS_MONTH
 /** Failures in a row after which an endpoint's circuit opens: one send at a time until one succeeds. */
 export const BREAKER_THRESHOLD = 5;
 /**
- * Voter emails of one workspace in flight at once, across processes: twice a process's SMTP
- * connections (SMTP_CONNECTIONS), so that one workspace's fan-out keeps a process's pool busy
- * while its next emails are claimed. The mail server's share is kept by the Mailer: workspaces
- * that wait take its connections in turns.
+ * Voter emails of one workspace in flight at once, across processes: four times a process's SMTP
+ * connections (SMTP_CONNECTIONS), as many as OUTBOX_WORKSPACE_CONCURRENCY's default, so that one
+ * workspace's mailing keeps a process's pool busy while its next emails are claimed, and they
+ * are claimed in batches of half of it (OutboxProcessor.emailEnded). The mail server's share is
+ * kept by the Mailer: workspaces that wait take its connections in turns.
  */
-export const EMAIL_CONCURRENCY = 16;
+export const EMAIL_CONCURRENCY = 32;
 /** A voter email's queue: the workspace's mail, where an endpoint delivery's queue is its endpoint. */
 const MAIL_QUEUE = '00000000-0000-0000-0000-000000000000';
 const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;

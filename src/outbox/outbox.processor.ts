@@ -6,6 +6,7 @@ import { Listener, Notifications } from '../database/listener';
 import { MetricsService } from '../metrics/metrics.service';
 import { OUTBOX_CHANNEL } from './events.store';
 import { isChat, OutboxChannels, Outcome, Sendable } from './channel';
+import { EMAIL_CONCURRENCY } from './claims.store';
 import { FanOut } from './fan-out';
 import { isEmptyLook, Look, Wakes, workspaceNamed } from './look';
 import { Recorder } from './recorder';
@@ -26,6 +27,10 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   private readonly inFlight = new Set<Promise<void>>();
   /** Deliveries that arrived (own servers, voter email) and whose outcome is being written: their send slot is free again. */
   private readonly recording = new Set<string>();
+  /** Each workspace's emails this process claimed whose send has not ended yet (see emailEnded). */
+  private readonly emailsSending = new Map<string, number>();
+  /** The last claim was held back by this process's free slots (work may wait for one): every send's end then wakes a pass. */
+  private slotsShort = false;
   /** The claiming pass under way, if any: shutdown waits for it, so no claim it makes is left unsent. */
   private running: Promise<void> | null = null;
   private again = false;
@@ -256,34 +261,72 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
   /** Claims what the scheduler allows into this process's free slots and starts sending it; true when it filled them all. */
   private async claimAndSend(look: Look): Promise<boolean> {
     const free = this.slots - this.sending;
-    if (free <= 0 || this.stopping) return false;
+    if (free <= 0 || this.stopping) {
+      this.slotsShort = free <= 0;
+      return false;
+    }
     const { send, leased } = await this.scheduler.claim(free, [...this.recording], look);
+    this.slotsShort = leased === free;
     for (const sendable of send) this.start(sendable);
     return leased === free;
   }
 
   private start(sendable: Sendable): void {
-    const task = this.attempt(sendable)
+    const email = sendable.kind === 'email';
+    const workspaceId = sendable.delivery.workspace_id;
+    if (email) this.emailsSending.set(workspaceId, (this.emailsSending.get(workspaceId) ?? 0) + 1);
+    let ended = false;
+    /** The send is over (arrived, failed, or its attempt threw): once per email. */
+    const emailEnded = () => {
+      if (!email || ended) return;
+      ended = true;
+      this.emailEnded(workspaceId);
+    };
+    const task = this.attempt(sendable, emailEnded)
       .catch(async (error) => {
         this.logger.error(`Delivery ${sendable.delivery.id}: its attempt could not be recorded: ${(error as Error).message}`);
         await this.recorder.release(sendable.delivery).catch(() => {}); // else the lease's end frees it
       })
       .finally(() => {
         this.inFlight.delete(task);
-        this.wake(sendable.delivery.workspace_id);
+        if (email) emailEnded();
+        else this.wake(workspaceId);
       });
     this.inFlight.add(task);
   }
 
-  private async attempt(sendable: Sendable): Promise<void> {
+  /**
+   * A workspace's email send ended here. Its next emails are claimed in batches: a pass is woken
+   * once half of the workspace's share (EMAIL_CONCURRENCY) has gone from this process, not at
+   * every email's end (each claim is a round trip and a commit, with the hour's and the month's
+   * reservations after it). Other work is not held back by this: when the last claim was short
+   * of this process's slots, every end wakes a pass, as do new deliveries, the poll and the
+   * ends of other sends.
+   */
+  private emailEnded(workspaceId: string): void {
+    const left = (this.emailsSending.get(workspaceId) ?? 1) - 1;
+    if (left > 0) this.emailsSending.set(workspaceId, left);
+    else this.emailsSending.delete(workspaceId);
+    if (left > EMAIL_CONCURRENCY / 2 && !this.slotsShort) return;
+    this.wake(workspaceId);
+  }
+
+  private async attempt(sendable: Sendable, emailEnded: () => void): Promise<void> {
     const at = new Date();
-    const outcome = await this.channels.get(sendable.kind).send(sendable.delivery, sendable.endpoint);
+    let outcome: Outcome;
+    try {
+      outcome = await this.channels.get(sendable.kind).send(sendable.delivery, sendable.endpoint);
+    } catch (error) {
+      emailEnded();
+      throw error;
+    }
     // An arrival changes no endpoint's failures nor a chat channel's pace: its slot may be taken
     // again while it is written. A failure keeps its slot until written (it may open the circuit).
     const arrived = outcome.ok && !isChat(sendable.kind);
     if (arrived) {
       this.recording.add(sendable.delivery.id);
-      this.wake(sendable.delivery.workspace_id);
+      if (sendable.kind === 'email') emailEnded();
+      else this.wake(sendable.delivery.workspace_id);
     }
     try {
       await this.recorder.record(sendable, at, outcome);

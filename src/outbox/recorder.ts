@@ -9,6 +9,8 @@ import { OutboxEndpoints } from './outbox-endpoints.service';
 
 /** Failures in a row after which an endpoint is turned off. */
 export const MAX_CONSECUTIVE_FAILURES = 20;
+/** Writes of a batch of arrivals tried before its deliveries are released (and so sent again). */
+const SUCCESS_WRITE_TRIES = 3;
 
 /**
  * Writes down what became of each claimed delivery: its attempt row, then delivered, a retry on
@@ -92,7 +94,25 @@ export class Recorder {
    * Successful attempts to own servers and voter emails, written together (DeliveriesStore.recordSuccesses):
    * their attempt rows, `delivered`, and their endpoints' failures in a row back to 0.
    */
-  private readonly successes = new Batch<Success>((items) => this.deliveries.recordSuccesses(items, this.lease.owner));
+  private readonly successes = new Batch<Success>((items) => this.writeSuccesses(items));
+
+  /**
+   * Writes arrivals, trying again (SUCCESS_WRITE_TRIES in all, a pause growing between them)
+   * when the write fails: a statement timeout on a busy server, a connection lost. The sends
+   * arrived: an arrival written late (its delivery still under this processor's lease) is better
+   * than giving the attempt up to `release`, which sends each of them again.
+   */
+  private async writeSuccesses(items: Success[]): Promise<void> {
+    for (let tried = 1; ; tried++) {
+      try {
+        return await this.deliveries.recordSuccesses(items, this.lease.owner);
+      } catch (error) {
+        if (tried >= SUCCESS_WRITE_TRIES) throw error;
+        this.logger.warn(`${items.length} arrivals could not be written (${(error as Error).message}); trying again`);
+        await new Promise((resolve) => setTimeout(resolve, 250 * tried));
+      }
+    }
+  }
 
   /** Ends a claimed delivery without an attempt. */
   finish(delivery: ClaimedDelivery, status: 'failed' | 'cancelled', reason: string): Promise<void> {
