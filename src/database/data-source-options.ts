@@ -25,6 +25,7 @@ import { VoterMailings1763880000000 } from '../../migrations/1763880000000-Voter
 import { Moderation1763890000000 } from '../../migrations/1763890000000-Moderation';
 import { Blocking1763891000000 } from '../../migrations/1763891000000-Blocking';
 import { SimilarPosts1763892000000 } from '../../migrations/1763892000000-SimilarPosts';
+import { OutboxQueues1763895000000 } from '../../migrations/1763895000000-OutboxQueues';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -52,6 +53,7 @@ export const MIGRATIONS = [
   Moderation1763890000000,
   Blocking1763891000000,
   SimilarPosts1763892000000,
+  OutboxQueues1763895000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */
