@@ -2,17 +2,20 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * `outbox_queues`, the outbox's ready-queue (issue 35): a row for every queue (an endpoint, or a
- * workspace's mail: `queue` is the endpoint's id, or the zero uuid) with pending deliveries, and
- * `due_at`, a time no later than the first at which one of them may be claimed. A claim reads a
- * workspace's queues in `due_at` order and only as many as it can use, instead of visiting every
- * queue with pending work; it then sets the `due_at` of the queues at the front to what their
- * deliveries say (src/outbox/claims.store.ts). Whatever makes a delivery pending, or due earlier,
- * brings its queue's `due_at` forward (src/outbox/deliveries.store.ts).
+ * workspace's mail: `queue` is the endpoint's id, or the zero uuid) with pending deliveries not
+ * under lease, and `due_at`, a time no later than the first at which one of them may be claimed.
+ * A claim reads each workspace's queues in `due_at` order, and only as many as it can use,
+ * instead of visiting every queue with pending work; then it sets the `due_at` of the queues at
+ * the front to what their deliveries say, or drops those with nothing left to claim
+ * (src/outbox/claims.store.ts). Whatever makes a delivery pending or due sooner brings its queue
+ * forward (src/outbox/deliveries.store.ts), and a claim first brings back the queues of leases
+ * that ended.
  *
  * A workspace's rows go with the workspace; a deleted endpoint's row is dropped by the next claim
  * that reads it (no foreign key: a write that brings a queue forward must not wait on, or
- * deadlock with, the endpoint's deletion). Filled here from the pending deliveries (each queue at its earliest one). On Citus
- * the table is distributed by workspace_id with the other tenant tables.
+ * deadlock with, the endpoint's deletion). Filled here from the pending deliveries, each queue
+ * at its earliest. On Citus the table is distributed by workspace_id with the other tenant
+ * tables.
  */
 export class OutboxQueues1763895000000 implements MigrationInterface {
   name = 'OutboxQueues1763895000000';

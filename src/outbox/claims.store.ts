@@ -37,9 +37,9 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  *   ready-queue, outbox_queues, in the order of the time each may next give a delivery
  *   (`due_at`, never later than that: see `front`), and only as many of each workspace's as the
  *   claim can use: those with a delivery due that might be taken, those held by their caps (no
- *   more than the workspace has in flight) and a margin for rows not yet brought up to date. So
- *   the claim's cost does not grow with the queues that wait, and no queue's backlog hides
- *   another's;
+ *   more than the workspace has in flight) and a margin (FRONT_MARGIN) for rows not yet brought
+ *   up to date. So the claim's cost does not grow with the queues that wait, and no queue's
+ *   backlog hides another's;
  * - a queue gets what its cap leaves: OUTBOX_ENDPOINT_CONCURRENCY for a healthy endpoint, one at
  *   a time once BREAKER_THRESHOLD failures in a row opened its circuit (its deliveries wait,
  *   none is dropped), one per second for a Slack or Discord channel, EMAIL_CONCURRENCY for mail;
@@ -109,10 +109,22 @@ const claimable = (scope: string | null) => {
 
 /**
  * Queues beyond those a claim can use that it reads at the front of each workspace's
- * ready-queue: rows whose `due_at` is earlier than their deliveries' (a delivery ended or was
- * cancelled since, an endpoint deleted), brought up to date by `front` in the same transaction.
+ * ready-queue: for rows whose `due_at` is earlier than their deliveries' (deliveries cancelled
+ * since, an endpoint deleted), brought up to date by `front` in the same transaction.
  */
 const FRONT_MARGIN = 16;
+
+/**
+ * Before a claim, in its transaction: the queues of deliveries whose lease ended without an
+ * outcome written (their processor died, or could not write it) are brought forward to those
+ * deliveries' due time. Reads only what is under lease (webhook_deliveries_leased_idx).
+ */
+const expired = (scope: string | null) => `
+  INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+  SELECT d.workspace_id, ${QUEUE}, d.endpoint_id, min(d.next_attempt_at) FROM webhook_deliveries d
+   WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until <= now()${scope === null ? '' : ` AND d.workspace_id = ${scope}::uuid`}
+   GROUP BY 1, 2, 3${scope === null ? ' ORDER BY 1, 2' : ''}
+  ON CONFLICT (workspace_id, queue) DO UPDATE SET due_at = least(outbox_queues.due_at, excluded.due_at)`;
 
 /**
  * `ready`: the workspaces with queues in outbox_queues (a skip scan of its key: one probe per
@@ -133,9 +145,10 @@ const workspacesWithQueues = (scope: string | null) =>
  * transaction (so it sees the claim's leases): the due queues a claim reads (as many as
  * `claimable` reads: $1 the slots, $2 a workspace's cap) get the time each may next give a
  * delivery: its first pending delivery not under lease, or for a Slack or Discord channel its
- * next turn if later; or, while some are under lease, the first lease's end if earlier (a
- * processor that died loses its claims then). A queue with nothing pending is dropped. Writers
- * only ever bring a queue forward (DeliveriesStore), so `due_at` is never later than the truth.
+ * next turn if later. A queue with nothing pending but under lease is dropped: what is under
+ * lease comes back when its processor writes a retry (DeliveriesStore) or when the lease ends
+ * (`expired`). Writers only ever bring a queue forward, so `due_at` is never later than the
+ * truth.
  *
  * A row a writer holds (it is bringing its queue forward) is skipped, and one changed since this
  * statement's snapshot (its xmin differs from the one read) is left as it is: what this
@@ -146,9 +159,9 @@ const front = (scope: string | null) => {
   return `
   WITH RECURSIVE ${workspacesWithQueues(scope)},
   leases AS (
-    SELECT d.workspace_id, ${QUEUE} AS queue, min(d.locked_until) AS ends, count(*)::integer AS n FROM webhook_deliveries d
+    SELECT d.workspace_id, count(*)::integer AS n FROM webhook_deliveries d
      WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()${only('d')}
-     GROUP BY 1, 2
+     GROUP BY 1
   ),
   seen AS (
     SELECT q.workspace_id, q.queue, q.endpoint_id, q.version
@@ -157,7 +170,7 @@ const front = (scope: string | null) => {
          WHERE q.workspace_id = w.workspace_id AND q.due_at <= now()${only('q')}
          ORDER BY q.due_at
          LIMIT ${FRONT_MARGIN} + least($1::integer, $2::integer)
-               + coalesce((SELECT sum(l.n)::integer FROM leases l WHERE l.workspace_id = w.workspace_id), 0)) q
+               + coalesce((SELECT l.n FROM leases l WHERE l.workspace_id = w.workspace_id), 0)) q
   ),
   held AS (
     SELECT q.workspace_id, q.queue, q.xmin::text AS version FROM outbox_queues q
@@ -166,11 +179,10 @@ const front = (scope: string | null) => {
   ),
   next AS (
     SELECT s.workspace_id, s.queue,
-           least(CASE WHEN e.kind <> 'webhook' THEN greatest(h.first, e.next_send_at) ELSE h.first END, l.ends) AS due_at
+           CASE WHEN e.kind <> 'webhook' THEN greatest(h.first, e.next_send_at) ELSE h.first END AS due_at
       FROM seen s
       JOIN held k ON k.workspace_id = s.workspace_id AND k.queue = s.queue AND k.version = s.version
       LEFT JOIN webhook_endpoints e ON e.workspace_id = s.workspace_id AND e.id = s.endpoint_id${only('e')}
-      LEFT JOIN leases l ON l.workspace_id = s.workspace_id AND l.queue = s.queue
       LEFT JOIN LATERAL (
         SELECT min(d.next_attempt_at) AS first FROM webhook_deliveries d
          WHERE d.workspace_id = s.workspace_id AND ${QUEUE} = s.queue AND d.status = 'pending'
@@ -225,7 +237,8 @@ export class ClaimsStore {
      SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
        FROM leased l LEFT JOIN granted g ON g.workspace_id = l.workspace_id`,
   );
-  /** `front` on one server: every workspace's, after the claim, in its transaction. */
+  /** `expired` and `front` on one server: every workspace's, before and after the claim, in its transaction. */
+  private static readonly EXPIRED = statement('outbox_claim_expired', expired(null));
   private static readonly FRONT = statement('outbox_claim_front', front(null));
   private static readonly NEXT_DUE = statement(
     'outbox_next_due',
@@ -269,13 +282,15 @@ export class ClaimsStore {
    * Picks, leases and reserves the month's attempts, in one round trip: the claim lock, then in
    * one statement the choice, the chat channels' next turn, the leases and the reservation,
    * answering each leased delivery with its endpoint as stored and its workspace's grant, then
-   * the ready-queue's front brought up to date (`front`), then the commit. The choice's statement begins once the lock is held, so it counts what every
+   * the ready-queue's front brought up to date (`front`), then the commit. Before the choice,
+   * the queues of leases that ended come back (`expired`). The choice's statement begins once the lock is held, so it counts what every
    * earlier claim leased; all of it commits together. `delivered`: deliveries of this processor
    * that arrived and whose outcome is being written (not in flight any more).
    */
   async claim(slots: number, delivered: string[], _look: Look): Promise<ClaimedRow[]> {
     const rows = await readAtCommit(this.db, async (tx) => {
       tx.send(CLAIM_LOCK);
+      tx.send(ClaimsStore.EXPIRED);
       const claimed = {
         last: tx.rows<ClaimedRow>(ClaimsStore.CLAIM, [
           slots,
@@ -364,7 +379,8 @@ export class CitusClaimsStore extends ClaimsStore {
                 d.attempt_count, w.plan,
                 e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`,
   );
-  /** `front` in one workspace ($3), after its claim, in its transaction. */
+  /** `expired` ($1) and `front` ($3) in one workspace, before and after its claim, in its transaction. */
+  private static readonly WORKSPACE_EXPIRED = statement('outbox_claim_workspace_expired', expired('$1'));
   private static readonly WORKSPACE_FRONT = statement('outbox_claim_workspace_front', front('$3'));
   private static readonly due = (scoped: boolean) => `
     SELECT workspace_id, count(*) FILTER (WHERE locked_by IS NOT NULL AND locked_until > now())::integer AS flight
@@ -413,7 +429,8 @@ export class CitusClaimsStore extends ClaimsStore {
 
   /**
    * One workspace's claim, in a transaction under its claim lock, in two round trips: the lock
-   * and the month (on the coordinator) with the choice and the leases (on the workspace's node);
+   * and the month (on the coordinator) with the queues of leases that ended (`expired`), the
+   * choice and the leases (on the workspace's node);
    * then the workspace's ready-queue's front brought up to date (`front`), the chat channels'
    * next turn and the month's reservation, with the commit. The lock is
    * held for those two round trips.
@@ -423,6 +440,7 @@ export class CitusClaimsStore extends ClaimsStore {
     let month = '';
     const granted = await readAtCommit(this.db, async (tx) => {
       tx.send(WORKSPACE_CLAIM_LOCK, [workspaceId]);
+      tx.send(CitusClaimsStore.WORKSPACE_EXPIRED, [workspaceId]);
       const [months, rows] = await Promise.all([
         tx.rows<{ month: string }>(THIS_MONTH),
         tx.rows<LeasedRow>(CitusClaimsStore.WORKSPACE_CLAIM, [slots, delivered, ...this.caps, workspaceId, this.lease.owner, this.lease.ms]),

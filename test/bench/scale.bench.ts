@@ -570,7 +570,7 @@ async function drainOnce(
   env: Record<string, string>,
   endpoints: number,
 ): Promise<number> {
-  await db.query('TRUNCATE delivery_attempts, webhook_deliveries, webhook_endpoints, delivery_usage');
+  await db.query('TRUNCATE delivery_attempts, webhook_deliveries, webhook_endpoints, delivery_usage, outbox_queues');
   const ids: string[] = [];
   const rows: { ws: string[]; id: string[]; url: string[] } = { ws: [], id: [], url: [] };
   for (let i = 0; i < endpoints; i++) {
@@ -595,7 +595,13 @@ async function drainOnce(
        JOIN unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS e(w, i, k) ON e.k = n % array_length($2::uuid[], 1) + 1`,
     [rows.ws, rows.id, BACKLOG],
   );
+  // Their queues in the claim's ready-queue (outbox_queues), as fan-out writes them: due now.
+  await db.query(
+    `INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+     SELECT workspace_id, endpoint_id, endpoint_id, min(next_attempt_at) FROM webhook_deliveries GROUP BY 1, 2, 3`,
+  );
   await db.query('VACUUM ANALYZE webhook_deliveries');
+  await db.query('VACUUM ANALYZE outbox_queues');
   await db.query('VACUUM ANALYZE webhook_endpoints');
   receiver.reset();
   const started = performance.now();
