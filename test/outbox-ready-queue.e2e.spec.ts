@@ -114,9 +114,10 @@ describe('the claim’s ready-queue', () => {
     expect(await queues(ws.id)).toEqual([]); // everything is under lease
     expect(await claim(ws.id)).toEqual([]);
 
-    // The processor died without writing an outcome: once the leases end, the next claim takes them again, each once.
+    // The processor died without writing an outcome: once the leases end, a claim brings their
+    // queues back (after its choice) and the next takes them again, each once.
     await sleep(LEASE_MS + 200);
-    const again = await claim(ws.id);
+    const again = [...(await claim(ws.id)), ...(await claim(ws.id))];
     expect(again.map((row) => row.id).sort()).toEqual(claimed.map((row) => row.id).sort());
     expect(await claim(ws.id)).toEqual([]);
     for (const row of again) await attempted(ws.id, row, null);

@@ -115,9 +115,13 @@ const claimable = (scope: string | null) => {
 const FRONT_MARGIN = 16;
 
 /**
- * Before a claim, in its transaction: the queues of deliveries whose lease ended without an
- * outcome written (their processor died, or could not write it) are brought forward to those
- * deliveries' due time. Reads only what is under lease (webhook_deliveries_leased_idx).
+ * After a claim and `front`, in its transaction: the queues of deliveries whose lease ended
+ * without an outcome written (their processor died, or could not write it) are brought forward
+ * to those deliveries' due time, for the next claim. Reads only what is under lease
+ * (webhook_deliveries_leased_idx). After the leases, not before: a processor writing an outcome
+ * holds its delivery and then brings its queue forward, so a claim that held a queue's row
+ * while it waited for that delivery would deadlock with it (the claim locks queue rows only
+ * once it has leased, and `front` skips rows that others hold).
  */
 const expired = (scope: string | null) => `
   INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
@@ -237,7 +241,7 @@ export class ClaimsStore {
      SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
        FROM leased l LEFT JOIN granted g ON g.workspace_id = l.workspace_id`,
   );
-  /** `expired` and `front` on one server: every workspace's, before and after the claim, in its transaction. */
+  /** `front` and `expired` on one server: every workspace's, after the claim, in its transaction. */
   private static readonly EXPIRED = statement('outbox_claim_expired', expired(null));
   private static readonly FRONT = statement('outbox_claim_front', front(null));
   private static readonly NEXT_DUE = statement(
@@ -281,16 +285,16 @@ export class ClaimsStore {
   /**
    * Picks, leases and reserves the month's attempts, in one round trip: the claim lock, then in
    * one statement the choice, the chat channels' next turn, the leases and the reservation,
-   * answering each leased delivery with its endpoint as stored and its workspace's grant, then
-   * the ready-queue's front brought up to date (`front`), then the commit. Before the choice,
-   * the queues of leases that ended come back (`expired`). The choice's statement begins once the lock is held, so it counts what every
-   * earlier claim leased; all of it commits together. `delivered`: deliveries of this processor
+   * answering each leased delivery with its endpoint as stored and its workspace's grant; then
+   * the ready-queue's front brought up to date (`front`) and the queues of leases that ended
+   * brought back (`expired`, for the next claim); then the commit. The choice's statement
+   * begins once the lock is held, so it counts what every earlier claim leased; all of it
+   * commits together. `delivered`: deliveries of this processor
    * that arrived and whose outcome is being written (not in flight any more).
    */
   async claim(slots: number, delivered: string[], _look: Look): Promise<ClaimedRow[]> {
     const rows = await readAtCommit(this.db, async (tx) => {
       tx.send(CLAIM_LOCK);
-      tx.send(ClaimsStore.EXPIRED);
       const claimed = {
         last: tx.rows<ClaimedRow>(ClaimsStore.CLAIM, [
           slots,
@@ -304,6 +308,7 @@ export class ClaimsStore {
         ]),
       };
       tx.send(ClaimsStore.FRONT, [slots, this.caps[3]]);
+      tx.send(ClaimsStore.EXPIRED);
       return claimed;
     });
     return rows ?? [];
@@ -379,7 +384,7 @@ export class CitusClaimsStore extends ClaimsStore {
                 d.attempt_count, w.plan,
                 e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`,
   );
-  /** `expired` ($1) and `front` ($3) in one workspace, before and after its claim, in its transaction. */
+  /** `front` ($3) and `expired` ($1) in one workspace, after its claim, in its transaction. */
   private static readonly WORKSPACE_EXPIRED = statement('outbox_claim_workspace_expired', expired('$1'));
   private static readonly WORKSPACE_FRONT = statement('outbox_claim_workspace_front', front('$3'));
   private static readonly due = (scoped: boolean) => `
@@ -429,18 +434,16 @@ export class CitusClaimsStore extends ClaimsStore {
 
   /**
    * One workspace's claim, in a transaction under its claim lock, in two round trips: the lock
-   * and the month (on the coordinator) with the queues of leases that ended (`expired`), the
-   * choice and the leases (on the workspace's node);
-   * then the workspace's ready-queue's front brought up to date (`front`), the chat channels'
-   * next turn and the month's reservation, with the commit. The lock is
-   * held for those two round trips.
+   * and the month (on the coordinator) with the choice and the leases (on the workspace's node);
+   * then the chat channels' next turn, the workspace's ready-queue brought up to date (`front`,
+   * `expired`) and the month's reservation, with the commit. The lock is held for those two
+   * round trips.
    */
   private async claimFrom(workspaceId: string, slots: number, delivered: string[]): Promise<ClaimedRow[]> {
     let leased: LeasedRow[] = [];
     let month = '';
     const granted = await readAtCommit(this.db, async (tx) => {
       tx.send(WORKSPACE_CLAIM_LOCK, [workspaceId]);
-      tx.send(CitusClaimsStore.WORKSPACE_EXPIRED, [workspaceId]);
       const [months, rows] = await Promise.all([
         tx.rows<{ month: string }>(THIS_MONTH),
         tx.rows<LeasedRow>(CitusClaimsStore.WORKSPACE_CLAIM, [slots, delivered, ...this.caps, workspaceId, this.lease.owner, this.lease.ms]),
@@ -450,6 +453,7 @@ export class CitusClaimsStore extends ClaimsStore {
       const chat = [...new Set(leased.filter((d) => d.kind === 'slack' || d.kind === 'discord').map((d) => d.target_id!))];
       if (chat.length > 0) this.endpoints.paceFromNow(tx, workspaceId, chat, CHAT_PACE_MS);
       tx.send(CitusClaimsStore.WORKSPACE_FRONT, [slots, this.caps[3], workspaceId]);
+      tx.send(CitusClaimsStore.WORKSPACE_EXPIRED, [workspaceId]);
       if (leased.length === 0) return null;
       const last = reserveMonthIn(tx, workspaceId, leased[0].plan, leased.filter((d) => d.enabled === true).length, month);
       return last ? { last } : null;

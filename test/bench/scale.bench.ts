@@ -33,7 +33,8 @@
  *   same rounds, alternating.
  *
  * - `endpoints`: a backlog of BENCH_BACKLOG_DELIVERIES (20,000) webhook deliveries spread evenly
- *   over N endpoints in BENCH_ENDPOINT_WORKSPACES (10) business workspaces, made by SQL, drained
+ *   over N endpoints in BENCH_ENDPOINT_WORKSPACES (10) business workspaces, made by SQL (with
+ *   their queues in the claim's ready-queue, outbox_queues, as fan-out writes them), drained
  *   by one worker process into a local receiver, for each N of BENCH_ENDPOINT_SIZES (50, 1000,
  *   10000) in turn, BENCH_ENDPOINT_ROUNDS (3) rounds, the order alternating: deliveries/s from
  *   the worker's start to the last arrival, medians, each size's ratio to the first.
