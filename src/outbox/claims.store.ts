@@ -289,8 +289,8 @@ export class ClaimsStore {
    * the ready-queue's front brought up to date (`front`) and the queues of leases that ended
    * brought back (`expired`, for the next claim); then the commit. The choice's statement
    * begins once the lock is held, so it counts what every earlier claim leased; all of it
-   * commits together. `delivered`: deliveries of this processor
-   * that arrived and whose outcome is being written (not in flight any more).
+   * commits together. `delivered`: deliveries of this processor that arrived and whose outcome
+   * is being written (not in flight any more).
    */
   async claim(slots: number, delivered: string[], _look: Look): Promise<ClaimedRow[]> {
     const rows = await readAtCommit(this.db, async (tx) => {
