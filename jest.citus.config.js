@@ -22,6 +22,7 @@ const SUITES = [
   'fairness',
   'outbox-processors',
   'outbox-many-queues',
+  'outbox-ready-queue',
   'voter-email',
   'citus-rebalance',
   'site',

@@ -44,6 +44,12 @@ describe('claims over 2,000 queues', () => {
               generate_series(1, 2) n`,
       [workspaceId, firstAgoMs],
     );
+    // Their queues in the claim's ready-queue, as the outbox's writers keep it (each at its first delivery).
+    await t.db.query(
+      `INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+       SELECT workspace_id, endpoint_id, endpoint_id, min(next_attempt_at) FROM webhook_deliveries WHERE workspace_id = $1 GROUP BY 1, 2, 3`,
+      [workspaceId],
+    );
   }
 
   it('claims every delivery exactly once, each workspace in the first claim, every queue’s oldest before any queue’s second', async () => {

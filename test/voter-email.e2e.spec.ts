@@ -503,6 +503,8 @@ describe('voter email', () => {
       const [{ hour }]: { hour: Date }[] = await t.db.query(`SELECT hour FROM email_usage WHERE workspace_id = $1`, [ws.id]);
       await t.db.query(`UPDATE email_usage SET hour = $2 WHERE workspace_id = $1`, [ws.id, new Date(hour.getTime() - 3_600_000)]);
       await t.db.query(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE workspace_id = $1 AND id = $2`, [ws.id, held.id]);
+      // Its queue too (the workspace's mail in the claim's ready-queue waits for the next hour with it).
+      await t.db.query(`UPDATE outbox_queues SET due_at = now() WHERE workspace_id = $1`, [ws.id]);
       const rows = await settled(t, ws.id);
       expect(rows.map((r) => [r.status, r.attempt_count])).toEqual(Array(3).fill(['delivered', 1]));
       expect(smtp.to(domain).map((m) => m.envelopeTo[0]).sort()).toEqual([`a@${domain}`, `b@${domain}`, `c@${domain}`]);

@@ -25,6 +25,7 @@ import { VoterMailings1763880000000 } from '../../migrations/1763880000000-Voter
 import { Moderation1763890000000 } from '../../migrations/1763890000000-Moderation';
 import { Blocking1763891000000 } from '../../migrations/1763891000000-Blocking';
 import { SimilarPosts1763892000000 } from '../../migrations/1763892000000-SimilarPosts';
+import { OutboxQueues1763895000000 } from '../../migrations/1763895000000-OutboxQueues';
 import { SimilarPostsByWords1763896000000 } from '../../migrations/1763896000000-SimilarPostsByWords';
 
 export const MIGRATIONS = [
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   Moderation1763890000000,
   Blocking1763891000000,
   SimilarPosts1763892000000,
+  OutboxQueues1763895000000,
   SimilarPostsByWords1763896000000,
 ];
 

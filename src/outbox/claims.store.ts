@@ -34,8 +34,13 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
 /**
  * Which due deliveries may be sent now, across every processor (all claims take one advisory
  * lock in turn, so what is in flight is counted exactly):
- * - every queue (an endpoint, or a workspace's mail) with pending work is visited by a skip
- *   scan of its index, so no queue's backlog hides another's;
+ * - the queues (an endpoint, or a workspace's mail) with pending work are read from the
+ *   ready-queue, outbox_queues, in the order of the time each may next give a delivery
+ *   (`due_at`, never later than that: see `front`), and only as many of each workspace's as the
+ *   claim can use: those with a delivery due that might be taken, those held by their caps (no
+ *   more than the workspace has in flight) and a margin (FRONT_MARGIN) for rows not yet brought
+ *   up to date. So the claim's cost does not grow with the queues that wait, and no queue's
+ *   backlog hides another's;
  * - a queue gets what its cap leaves: OUTBOX_ENDPOINT_CONCURRENCY for a healthy endpoint, one at
  *   a time once BREAKER_THRESHOLD failures in a row opened its circuit (its deliveries wait,
  *   none is dropped), one per second for a Slack or Discord channel, EMAIL_CONCURRENCY for mail;
@@ -43,7 +48,9 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  *   (own servers and email) and is still recording: their send is over;
  * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
  * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
- *   and among equals to the workspace with the fewest in flight.
+ *   and among equals to the workspace with the fewest in flight; within a workspace every
+ *   queue's oldest delivery before any queue's second (a queue's second is taken only when the
+ *   workspace's queues were all read);
  * Its parameters: $1 the free slots, $2 the deliveries that arrived and are being recorded, $3
  * an endpoint's cap, $4 BREAKER_THRESHOLD, $5 a workspace's mail's cap, $6 a workspace's cap;
  * `scope` (on Citus, the parameter naming the one workspace claimed from) is named beside every
@@ -53,15 +60,7 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
 const claimable = (scope: string | null) => {
   const only = (alias: string) => (scope === null ? '' : ` AND ${alias}.workspace_id = ${scope}::uuid`);
   return `
-  WITH RECURSIVE queues AS (
-    (SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
-      WHERE d.status = 'pending'${only('d')} ORDER BY d.workspace_id, ${QUEUE} LIMIT 1)
-    UNION ALL
-    SELECT n.workspace_id, n.queue FROM queues q, LATERAL (
-      SELECT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
-       WHERE d.status = 'pending' AND (d.workspace_id, ${QUEUE}) > (q.workspace_id, q.queue)${only('d')}
-       ORDER BY d.workspace_id, ${QUEUE} LIMIT 1) n
-  ),
+  WITH RECURSIVE ${workspacesWithQueues(scope)},
   flight AS (
     SELECT d.workspace_id, ${QUEUE} AS queue, count(*)::integer AS n FROM webhook_deliveries d
      WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()
@@ -69,14 +68,24 @@ const claimable = (scope: string | null) => {
      GROUP BY 1, 2
   ),
   workspace_flight AS (SELECT workspace_id, sum(n)::integer AS n FROM flight GROUP BY 1),
+  queues AS (
+    SELECT q.workspace_id, q.queue, q.endpoint_id, least($1::integer, $6::integer - coalesce(wf.n, 0)) AS wanted,
+           count(*) OVER (PARTITION BY q.workspace_id) AS seen, ${FRONT_MARGIN} + least($1::integer, $6::integer) + coalesce(wf.n, 0) AS front
+      FROM ready w
+      LEFT JOIN workspace_flight wf ON wf.workspace_id = w.workspace_id,
+      LATERAL (SELECT q.workspace_id, q.queue, q.endpoint_id FROM outbox_queues q
+                WHERE q.workspace_id = w.workspace_id AND q.due_at <= now()${only('q')}
+                ORDER BY q.due_at LIMIT ${FRONT_MARGIN} + least($1::integer, $6::integer) + coalesce(wf.n, 0)) q
+     WHERE $6::integer - coalesce(wf.n, 0) > 0
+  ),
   room AS (
-    SELECT q.workspace_id, q.queue, e.kind,
+    SELECT q.workspace_id, q.queue, e.kind, least(q.wanted, CASE WHEN q.seen < q.front THEN q.wanted ELSE 1 END,
            CASE WHEN e.id IS NULL THEN $5::integer
                 WHEN e.kind <> 'webhook' THEN CASE WHEN e.next_send_at <= now() THEN 1 ELSE 0 END
                 WHEN e.consecutive_failures >= $4::integer THEN 1
-                ELSE $3::integer END - coalesce(f.n, 0) AS free
+                ELSE $3::integer END - coalesce(f.n, 0)) AS free
       FROM queues q
-      LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.queue${only('e')}
+      LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.endpoint_id${only('e')}
       LEFT JOIN flight f ON f.workspace_id = q.workspace_id AND f.queue = q.queue
      WHERE q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL
   ),
@@ -97,6 +106,104 @@ const claimable = (scope: string | null) => {
    WHERE c.workspace_rank <= $6::integer - coalesce(w.n, 0)
    ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
    LIMIT $1`;
+};
+
+/**
+ * Queues beyond those a claim can use that it reads at the front of each workspace's
+ * ready-queue: for rows whose `due_at` is earlier than their deliveries' (deliveries cancelled
+ * since, an endpoint deleted), brought up to date by `front` in the same transaction.
+ */
+const FRONT_MARGIN = 16;
+
+/**
+ * After a claim and `front`, in its transaction: the queues of deliveries whose lease ended
+ * without an outcome written (their processor died, or could not write it) are brought forward
+ * to those deliveries' due time, for the next claim. Reads only what is under lease
+ * (webhook_deliveries_leased_idx). After the leases, not before: a processor writing an outcome
+ * holds its delivery and then brings its queue forward, so a claim that held a queue's row
+ * while it waited for that delivery would deadlock with it (the claim locks queue rows only
+ * once it has leased, and `front` skips rows that others hold).
+ */
+const expired = (scope: string | null) => `
+  INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+  SELECT d.workspace_id, ${QUEUE}, d.endpoint_id, min(d.next_attempt_at) FROM webhook_deliveries d
+   WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until <= now()${scope === null ? '' : ` AND d.workspace_id = ${scope}::uuid`}
+   GROUP BY 1, 2, 3${scope === null ? ' ORDER BY 1, 2' : ''}
+  ON CONFLICT (workspace_id, queue) DO UPDATE SET due_at = least(outbox_queues.due_at, excluded.due_at)`;
+
+/**
+ * `ready`: the workspaces with queues in outbox_queues (a skip scan of its key: one probe per
+ * workspace), or on Citus the one claimed from.
+ */
+const workspacesWithQueues = (scope: string | null) =>
+  scope === null
+    ? `ready AS (
+    (SELECT q.workspace_id FROM outbox_queues q ORDER BY q.workspace_id LIMIT 1)
+    UNION ALL
+    SELECT n.workspace_id FROM ready r, LATERAL (
+      SELECT q.workspace_id FROM outbox_queues q WHERE q.workspace_id > r.workspace_id ORDER BY q.workspace_id LIMIT 1) n
+  )`
+    : `ready AS (SELECT ${scope}::uuid AS workspace_id)`;
+
+/**
+ * Brings the front of each workspace's ready-queue up to date, after a claim and in its
+ * transaction (so it sees the claim's leases): the due queues a claim reads (as many as
+ * `claimable` reads: $1 the slots, $2 a workspace's cap) get the time each may next give a
+ * delivery: its first pending delivery not under lease, or for a Slack or Discord channel its
+ * next turn if later. A queue with nothing pending but under lease is dropped: what is under
+ * lease comes back when its processor writes a retry (DeliveriesStore) or when the lease ends
+ * (`expired`). Writers only ever bring a queue forward, so `due_at` is never later than the
+ * truth.
+ *
+ * A row a writer holds (it is bringing its queue forward) is skipped, and one changed since this
+ * statement's snapshot (its xmin differs from the one read) is left as it is: what this
+ * statement read of its deliveries may be older than that change.
+ */
+const front = (scope: string | null) => {
+  const only = (alias: string) => (scope === null ? '' : ` AND ${alias}.workspace_id = ${scope}::uuid`);
+  return `
+  WITH RECURSIVE ${workspacesWithQueues(scope)},
+  leases AS (
+    SELECT d.workspace_id, count(*)::integer AS n FROM webhook_deliveries d
+     WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_until > now()${only('d')}
+     GROUP BY 1
+  ),
+  seen AS (
+    SELECT q.workspace_id, q.queue, q.endpoint_id, q.version
+      FROM ready w, LATERAL (
+        SELECT q.workspace_id, q.queue, q.endpoint_id, q.xmin::text AS version FROM outbox_queues q
+         WHERE q.workspace_id = w.workspace_id AND q.due_at <= now()${only('q')}
+         ORDER BY q.due_at
+         LIMIT ${FRONT_MARGIN} + least($1::integer, $2::integer)
+               + coalesce((SELECT l.n FROM leases l WHERE l.workspace_id = w.workspace_id), 0)) q
+  ),
+  held AS (
+    SELECT q.workspace_id, q.queue, q.xmin::text AS version FROM outbox_queues q
+     WHERE (q.workspace_id, q.queue) IN (SELECT workspace_id, queue FROM seen)${only('q')}
+     ORDER BY q.workspace_id, q.queue FOR UPDATE SKIP LOCKED
+  ),
+  next AS (
+    SELECT s.workspace_id, s.queue,
+           CASE WHEN e.kind <> 'webhook' THEN greatest(h.first, e.next_send_at) ELSE h.first END AS due_at
+      FROM seen s
+      JOIN held k ON k.workspace_id = s.workspace_id AND k.queue = s.queue AND k.version = s.version
+      LEFT JOIN webhook_endpoints e ON e.workspace_id = s.workspace_id AND e.id = s.endpoint_id${only('e')}
+      LEFT JOIN LATERAL (
+        SELECT min(d.next_attempt_at) AS first FROM webhook_deliveries d
+         WHERE d.workspace_id = s.workspace_id AND ${QUEUE} = s.queue AND d.status = 'pending'
+           AND (d.locked_until IS NULL OR d.locked_until <= now())${only('d')}
+      ) h ON true
+     WHERE s.endpoint_id IS NULL OR e.id IS NOT NULL
+  ),
+  moved AS (
+    UPDATE outbox_queues q SET due_at = n.due_at FROM next n
+     WHERE q.workspace_id = n.workspace_id AND q.queue = n.queue AND n.due_at IS NOT NULL AND q.due_at <> n.due_at${only('q')}
+  )
+  DELETE FROM outbox_queues q
+   WHERE (q.workspace_id, q.queue) IN (
+           SELECT s.workspace_id, s.queue FROM seen s JOIN held k ON k.workspace_id = s.workspace_id AND k.queue = s.queue AND k.version = s.version
+             LEFT JOIN next n ON n.workspace_id = s.workspace_id AND n.queue = s.queue
+            WHERE n.due_at IS NULL)${only('q')}`;
 };
 
 /**
@@ -135,6 +242,9 @@ export class ClaimsStore {
      SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
        FROM leased l LEFT JOIN granted g ON g.workspace_id = l.workspace_id`,
   );
+  /** `front` and `expired` on one server: every workspace's, after the claim, in its transaction. */
+  private static readonly EXPIRED = statement('outbox_claim_expired', expired(null));
+  private static readonly FRONT = statement('outbox_claim_front', front(null));
   private static readonly NEXT_DUE = statement(
     'outbox_next_due',
     `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
@@ -176,15 +286,17 @@ export class ClaimsStore {
   /**
    * Picks, leases and reserves the month's attempts, in one round trip: the claim lock, then in
    * one statement the choice, the chat channels' next turn, the leases and the reservation,
-   * answering each leased delivery with its endpoint as stored and its workspace's grant, then
-   * the commit. The choice's statement begins once the lock is held, so it counts what every
-   * earlier claim leased; all of it commits together. `delivered`: deliveries of this processor
-   * that arrived and whose outcome is being written (not in flight any more).
+   * answering each leased delivery with its endpoint as stored and its workspace's grant; then
+   * the ready-queue's front brought up to date (`front`) and the queues of leases that ended
+   * brought back (`expired`, for the next claim); then the commit. The choice's statement
+   * begins once the lock is held, so it counts what every earlier claim leased; all of it
+   * commits together. `delivered`: deliveries of this processor that arrived and whose outcome
+   * is being written (not in flight any more).
    */
   async claim(slots: number, delivered: string[], _look: Look): Promise<ClaimedRow[]> {
     const rows = await readAtCommit(this.db, async (tx) => {
       tx.send(CLAIM_LOCK);
-      return {
+      const claimed = {
         last: tx.rows<ClaimedRow>(ClaimsStore.CLAIM, [
           slots,
           delivered,
@@ -196,6 +308,9 @@ export class ClaimsStore {
           PLAN_QUOTAS.attempts,
         ]),
       };
+      tx.send(ClaimsStore.FRONT, [slots, this.caps[3]]);
+      tx.send(ClaimsStore.EXPIRED);
+      return claimed;
     });
     return rows ?? [];
   }
@@ -270,6 +385,9 @@ export class CitusClaimsStore extends ClaimsStore {
                 d.attempt_count, w.plan,
                 e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`,
   );
+  /** `front` ($3) and `expired` ($1) in one workspace, after its claim, in its transaction. */
+  private static readonly WORKSPACE_EXPIRED = statement('outbox_claim_workspace_expired', expired('$1'));
+  private static readonly WORKSPACE_FRONT = statement('outbox_claim_workspace_front', front('$3'));
   private static readonly due = (scoped: boolean) => `
     SELECT workspace_id, count(*) FILTER (WHERE locked_by IS NOT NULL AND locked_until > now())::integer AS flight
       FROM webhook_deliveries
@@ -318,8 +436,9 @@ export class CitusClaimsStore extends ClaimsStore {
   /**
    * One workspace's claim, in a transaction under its claim lock, in two round trips: the lock
    * and the month (on the coordinator) with the choice and the leases (on the workspace's node);
-   * then the chat channels' next turn and the month's reservation, with the commit. The lock is
-   * held for those two round trips.
+   * then the chat channels' next turn, the workspace's ready-queue brought up to date (`front`,
+   * `expired`) and the month's reservation, with the commit. The lock is held for those two
+   * round trips.
    */
   private async claimFrom(workspaceId: string, slots: number, delivered: string[]): Promise<ClaimedRow[]> {
     let leased: LeasedRow[] = [];
@@ -332,9 +451,11 @@ export class CitusClaimsStore extends ClaimsStore {
       ]);
       [{ month }] = months;
       leased = rows;
-      if (leased.length === 0) return null;
       const chat = [...new Set(leased.filter((d) => d.kind === 'slack' || d.kind === 'discord').map((d) => d.target_id!))];
       if (chat.length > 0) this.endpoints.paceFromNow(tx, workspaceId, chat, CHAT_PACE_MS);
+      tx.send(CitusClaimsStore.WORKSPACE_FRONT, [slots, this.caps[3], workspaceId]);
+      tx.send(CitusClaimsStore.WORKSPACE_EXPIRED, [workspaceId]);
+      if (leased.length === 0) return null;
       const last = reserveMonthIn(tx, workspaceId, leased[0].plan, leased.filter((d) => d.enabled === true).length, month);
       return last ? { last } : null;
     });

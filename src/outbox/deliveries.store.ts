@@ -3,6 +3,11 @@ import { Database, statement, Tx } from '../database/sql';
 import type { ClaimedDelivery, Outcome } from './channel';
 import { OUTBOX_CHANNEL } from './events.store';
 
+/** A voter email's queue in outbox_queues: the workspace's mail (an endpoint delivery's queue is its endpoint). */
+const MAIL_QUEUE = '00000000-0000-0000-0000-000000000000';
+/** Brings queues forward in outbox_queues (the claim's ready-queue): made due at `excluded.due_at` at the latest. */
+const BRING_FORWARD = `ON CONFLICT (workspace_id, queue) DO UPDATE SET due_at = least(outbox_queues.due_at, excluded.due_at)`;
+
 /** A delivery as fan-out makes it: its body serialised once. */
 export interface NewDelivery {
   workspace_id: string;
@@ -191,6 +196,37 @@ export class DeliveriesStore {
     `UPDATE webhook_deliveries SET status = 'pending', reason = NULL, next_attempt_at = now()
       WHERE workspace_id = $1 AND endpoint_id = $2 AND status = 'failed' AND event_type <> 'ping' AND created_at >= $3`,
   );
+  /**
+   * The ready-queue (outbox_queues, the claim's; see ClaimsStore): whatever makes a delivery
+   * pending or due sooner brings its queue forward in the same transaction, so that a claim
+   * finds it. These queues, due now ($1 workspaces, $2 endpoints, null for the workspace's mail;
+   * each pair once), in key order so that transactions lock them in one order.
+   */
+  private static readonly QUEUES_DUE_NOW = statement(
+    'delivery_queues_due_now',
+    `INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+     SELECT w, coalesce(e, '${MAIL_QUEUE}'::uuid), e, now() FROM unnest($1::uuid[], $2::uuid[]) AS u(w, e) ORDER BY 1, 2
+     ${BRING_FORWARD}`,
+  );
+  /** The queues of these deliveries of one workspace, due when the first of them still pending is. */
+  protected static readonly QUEUES_OF = statement(
+    'delivery_queues_of',
+    `INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+     SELECT d.workspace_id, coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid), d.endpoint_id, min(d.next_attempt_at)
+       FROM webhook_deliveries d WHERE d.workspace_id = $1 AND d.id = ANY ($2::uuid[]) AND d.status = 'pending'
+      GROUP BY 1, 2, 3
+     ${BRING_FORWARD}`,
+  );
+  /** As QUEUES_OF, for deliveries of any workspaces ($1 and $2 pairs). */
+  private static readonly QUEUES_OF_MANY = statement(
+    'delivery_queues_of_many',
+    `INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+     SELECT d.workspace_id, coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid), d.endpoint_id, min(d.next_attempt_at)
+       FROM webhook_deliveries d
+      WHERE (d.workspace_id, d.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) AND d.status = 'pending'
+      GROUP BY 1, 2, 3 ORDER BY 1, 2
+     ${BRING_FORWARD}`,
+  );
   private static readonly INSERT_TEST = statement(
     'delivery_insert_test',
     `INSERT INTO webhook_deliveries (workspace_id, id, endpoint_id, event_id, event_type, event_created_at, body,
@@ -207,6 +243,7 @@ export class DeliveriesStore {
    */
   queueEmail(tx: Tx, email: QueuedEmail): void {
     tx.send(DeliveriesStore.QUEUE_EMAIL, [email.workspaceId, email.id, email.recipient, email.eventId, email.eventType, email.body]);
+    tx.send(DeliveriesStore.QUEUES_DUE_NOW, [[email.workspaceId], [null]]);
     this.wake(tx, email.workspaceId);
   }
 
@@ -215,9 +252,12 @@ export class DeliveriesStore {
     tx.send(DeliveriesStore.NOTIFY, [OUTBOX_CHANNEL, workspaceId]);
   }
 
-  /** Fan-out's deliveries, due now; one made already (the same id) is left as it is. */
+  /** Fan-out's deliveries, due now, and their queues; one made already (the same id) is left as it is. */
   insertMany(tx: Tx, deliveries: NewDelivery[]): void {
     if (deliveries.length === 0) return;
+    const queues = new Map<string, [string, string | null]>();
+    for (const d of deliveries) queues.set(`${d.workspace_id} ${d.endpoint_id ?? ''}`, [d.workspace_id, d.endpoint_id]);
+    tx.send(DeliveriesStore.QUEUES_DUE_NOW, [[...queues.values()].map(([w]) => w), [...queues.values()].map(([, e]) => e)]);
     tx.send(DeliveriesStore.INSERT_MANY, [
       deliveries.map((d) => d.workspace_id),
       deliveries.map((d) => d.id),
@@ -280,6 +320,7 @@ export class DeliveriesStore {
       DeliveriesStore.ATTEMPTED,
       next === null ? [workspaceId, id, attempts, 'failed', 'retries_exhausted', null] : [workspaceId, id, attempts, 'pending', null, next],
     );
+    if (next !== null) tx.send(DeliveriesStore.QUEUES_OF, [workspaceId, [id]]);
   }
 
   /** Cancels a delivery whose endpoint is off, unless it ended already. */
@@ -315,16 +356,24 @@ export class DeliveriesStore {
 
   /** Gives claimed deliveries back, untried and uncounted, to be claimed again from `until` on. */
   async defer(deliveries: ClaimedDelivery[], until: Date, owner: string): Promise<void> {
-    await this.db.count(DeliveriesStore.DEFER, [deliveries.map((d) => d.workspace_id), deliveries.map((d) => d.id), until, owner]);
+    const keys = [deliveries.map((d) => d.workspace_id), deliveries.map((d) => d.id)];
+    await this.db.transaction(async (tx) => {
+      tx.send(DeliveriesStore.DEFER, [...keys, until, owner]);
+      tx.send(DeliveriesStore.QUEUES_OF_MANY, keys);
+    });
   }
 
   /** Counts an attempt whose outcome could not be written: retried in `delayMs`, or (undefined) failed. */
   async release(delivery: ClaimedDelivery, delayMs: number | undefined, owner: string): Promise<void> {
     const key = [delivery.workspace_id, delivery.id, owner];
-    await this.db.count(
-      delayMs === undefined ? DeliveriesStore.RELEASE_SPENT : DeliveriesStore.RELEASE_RETRY,
-      delayMs === undefined ? key : [...key, delayMs],
-    );
+    if (delayMs === undefined) {
+      await this.db.count(DeliveriesStore.RELEASE_SPENT, key);
+      return;
+    }
+    await this.db.transaction(async (tx) => {
+      tx.send(DeliveriesStore.RELEASE_RETRY, [...key, delayMs]);
+      tx.send(DeliveriesStore.QUEUES_OF, [delivery.workspace_id, [delivery.id]]);
+    });
   }
 
   /**
@@ -339,11 +388,14 @@ export class DeliveriesStore {
   /** Due again now, whatever became of it (but for a send under way). */
   retry(tx: Tx, workspaceId: string, id: string): void {
     tx.send(DeliveriesStore.RETRY, [workspaceId, id]);
+    tx.send(DeliveriesStore.QUEUES_OF, [workspaceId, [id]]);
   }
 
   /** Due again now: an endpoint's deliveries that ended failed since `since`, tests excepted. Answers how many. */
-  recover(tx: Tx, workspaceId: string, endpointId: string, since: Date): Promise<number> {
-    return tx.count(DeliveriesStore.RECOVER, [workspaceId, endpointId, since]);
+  async recover(tx: Tx, workspaceId: string, endpointId: string, since: Date): Promise<number> {
+    const recovered = await tx.count(DeliveriesStore.RECOVER, [workspaceId, endpointId, since]);
+    if (recovered > 0) tx.send(DeliveriesStore.QUEUES_DUE_NOW, [[workspaceId], [endpointId]]);
+    return recovered;
   }
 
   /** A test's delivery (a `ping`, made and tried at once) and its one attempt. */
@@ -440,12 +492,11 @@ export class CitusDeliveriesStore extends DeliveriesStore {
 
   override async defer(deliveries: ClaimedDelivery[], until: Date, owner: string): Promise<void> {
     for (const workspaceId of new Set(deliveries.map((d) => d.workspace_id))) {
-      await this.db.count(DeliveriesStore.DEFER_IN_WORKSPACE, [
-        workspaceId,
-        deliveries.filter((d) => d.workspace_id === workspaceId).map((d) => d.id),
-        until,
-        owner,
-      ]);
+      const ids = deliveries.filter((d) => d.workspace_id === workspaceId).map((d) => d.id);
+      await this.db.transaction(async (tx) => {
+        tx.send(DeliveriesStore.DEFER_IN_WORKSPACE, [workspaceId, ids, until, owner]);
+        tx.send(DeliveriesStore.QUEUES_OF, [workspaceId, ids]);
+      });
     }
   }
 }

@@ -33,7 +33,8 @@
  *   same rounds, alternating.
  *
  * - `endpoints`: a backlog of BENCH_BACKLOG_DELIVERIES (20,000) webhook deliveries spread evenly
- *   over N endpoints in BENCH_ENDPOINT_WORKSPACES (10) business workspaces, made by SQL, drained
+ *   over N endpoints in BENCH_ENDPOINT_WORKSPACES (10) business workspaces, made by SQL (with
+ *   their queues in the claim's ready-queue, outbox_queues, as fan-out writes them), drained
  *   by one worker process into a local receiver, for each N of BENCH_ENDPOINT_SIZES (50, 1000,
  *   10000) in turn, BENCH_ENDPOINT_ROUNDS (3) rounds, the order alternating: deliveries/s from
  *   the worker's start to the last arrival, medians, each size's ratio to the first.
@@ -570,7 +571,7 @@ async function drainOnce(
   env: Record<string, string>,
   endpoints: number,
 ): Promise<number> {
-  await db.query('TRUNCATE delivery_attempts, webhook_deliveries, webhook_endpoints, delivery_usage');
+  await db.query('TRUNCATE delivery_attempts, webhook_deliveries, webhook_endpoints, delivery_usage, outbox_queues');
   const ids: string[] = [];
   const rows: { ws: string[]; id: string[]; url: string[] } = { ws: [], id: [], url: [] };
   for (let i = 0; i < endpoints; i++) {
@@ -595,7 +596,13 @@ async function drainOnce(
        JOIN unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS e(w, i, k) ON e.k = n % array_length($2::uuid[], 1) + 1`,
     [rows.ws, rows.id, BACKLOG],
   );
+  // Their queues in the claim's ready-queue (outbox_queues), as fan-out writes them: due now.
+  await db.query(
+    `INSERT INTO outbox_queues (workspace_id, queue, endpoint_id, due_at)
+     SELECT workspace_id, endpoint_id, endpoint_id, min(next_attempt_at) FROM webhook_deliveries GROUP BY 1, 2, 3`,
+  );
   await db.query('VACUUM ANALYZE webhook_deliveries');
+  await db.query('VACUUM ANALYZE outbox_queues');
   await db.query('VACUUM ANALYZE webhook_endpoints');
   receiver.reset();
   const started = performance.now();
