@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Database } from '../src/database/sql';
-import { ClaimsStore } from '../src/outbox/claims.store';
+import { SIGN_IN_EMAIL } from '../src/notifications/sign-in-email';
+import { ClaimsStore, EMAIL_CONCURRENCY } from '../src/outbox/claims.store';
 import { DeliveriesStore, NewDelivery } from '../src/outbox/deliveries.store';
 import { Lease } from '../src/outbox/lease';
 import { OutboxDeliveries } from '../src/outbox/outbox-deliveries.service';
 import { OutboxProcessor } from '../src/outbox/outbox.processor';
 import { createWorkspace } from './support/factories';
-import { holdProcessorLock } from './support/processor-lock';
+import { cancelPending, holdProcessorLock } from './support/processor-lock';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep } from './support/wait';
 
@@ -220,4 +221,18 @@ describe('the claim’s ready-queue', () => {
     expect(await claim(ws.id)).toEqual([]);
     expect(await queues(ws.id)).toEqual([]);
   }, 150_000);
+
+  it('a sign-in email goes before the workspace’s mailing: queued behind 100 voter emails, it is in the next claim', async () => {
+    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    const outbox = t.app.get(OutboxDeliveries);
+    const email = (to: string, eventType: string) => ({ workspaceId: ws.id, recipient: to, eventId: randomUUID(), eventType, body: '{}' });
+    await db.transaction(async (tx) => outbox.queueEmails(tx, Array.from({ length: 100 }, (_, i) => email(`voter${i}@example.com`, 'post.status_changed'))));
+    await sleep(20); // the voters' emails are the older ones
+    const signIn = await db.transaction(async (tx) => outbox.queueEmail(tx, email('waiting@example.com', SIGN_IN_EMAIL)));
+    // A claim takes a workspace's mail up to its share (EMAIL_CONCURRENCY), fewer than 100.
+    const first = await claim(ws.id, 64);
+    expect(first.length).toBe(EMAIL_CONCURRENCY);
+    expect(first.filter((row) => row.event_type === SIGN_IN_EMAIL).map((row) => row.id)).toEqual([signIn]);
+    await cancelPending(t.db, [ws.id]);
+  });
 });

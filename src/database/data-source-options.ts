@@ -27,6 +27,7 @@ import { Blocking1763891000000 } from '../../migrations/1763891000000-Blocking';
 import { SimilarPosts1763892000000 } from '../../migrations/1763892000000-SimilarPosts';
 import { OutboxQueues1763895000000 } from '../../migrations/1763895000000-OutboxQueues';
 import { SimilarPostsByWords1763896000000 } from '../../migrations/1763896000000-SimilarPostsByWords';
+import { SignInEmailsFirst1763897000000 } from '../../migrations/1763897000000-SignInEmailsFirst';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   SimilarPosts1763892000000,
   OutboxQueues1763895000000,
   SimilarPostsByWords1763896000000,
+  SignInEmailsFirst1763897000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { normalEmail } from '../common/email-address';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Database, statement } from '../database/sql';
+import { SIGN_IN_EMAIL } from '../notifications/sign-in-email';
 import { ClaimedDelivery, CHAT_PACE_MS } from './channel';
 import { readAtCommit } from './commit';
 import type { SealedTarget } from './endpoint-targets';
@@ -51,6 +52,9 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  *   and among equals to the workspace with the fewest in flight; within a workspace every
  *   queue's oldest delivery before any queue's second (a queue's second is taken only when the
  *   workspace's queues were all read);
+ * - in a workspace's mail, sign-in emails (someone is waiting for the code) go before the rest,
+ *   oldest first (webhook_deliveries_sign_in_idx), then the rest oldest first: a code is not
+ *   queued behind a mailing to every voter of a post, which it would outlast;
  * Its parameters: $1 the free slots, $2 the deliveries that arrived and are being recorded, $3
  * an endpoint's cap, $4 BREAKER_THRESHOLD, $5 a workspace's mail's cap, $6 a workspace's cap;
  * `scope` (on Citus, the parameter naming the one workspace claimed from) is named beside every
@@ -93,11 +97,19 @@ const claimable = (scope: string | null) => {
     SELECT c.*, r.kind,
            row_number() OVER (PARTITION BY c.workspace_id ORDER BY c.queue_rank, c.next_attempt_at, c.id) AS workspace_rank
       FROM room r, LATERAL (
-        SELECT due.*, row_number() OVER (ORDER BY due.next_attempt_at, due.created_at) AS queue_rank FROM (
-          SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at FROM webhook_deliveries d
-           WHERE d.workspace_id = r.workspace_id AND ${QUEUE} = r.queue AND d.status = 'pending'
-             AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
-           ORDER BY d.next_attempt_at, d.created_at LIMIT r.free) due
+        SELECT due.* FROM (
+          SELECT due.*, row_number() OVER (ORDER BY due.asked DESC, due.next_attempt_at, due.created_at) AS queue_rank FROM (
+            (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, true AS asked FROM webhook_deliveries d
+              WHERE r.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = r.workspace_id AND d.endpoint_id IS NULL
+                AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
+              ORDER BY d.next_attempt_at LIMIT r.free)
+            UNION ALL
+            (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
+              WHERE d.workspace_id = r.workspace_id AND ${QUEUE} = r.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
+              ORDER BY d.next_attempt_at, d.created_at LIMIT r.free)) due
+        ) due WHERE due.queue_rank <= r.free
       ) c
      WHERE r.free > 0
   )
