@@ -13,7 +13,9 @@ const TRIGRAMS = 'posts_similar_title_idx';
  *
  * - `chorus_title_words(t)`: the distinct words of a title, lower-cased, split at every run of
  *   characters that are not letters or digits, of 3 characters or more.
- * - `chorus_title_word_keys(ws, board, t)`: those words hashed with their workspace and board,
+ * - `chorus_title_word_keys(ws, board, t)`: those words (split as above, written out again: an
+ *   index's expression may call only what is in pg_catalog, since PostgreSQL 17 builds indexes
+ *   with `search_path` set to it; PGlite is PostgreSQL 18) hashed with their workspace and board,
  *   so that an entry of the index lists one board's posts only (as WorkspaceSearchKeys does for
  *   a workspace), and a word frequent in another board or workspace costs nothing here.
  * - `posts_similar_words_idx`: a GIN index of those keys. `keys @> chorus_title_word_keys(ws,
@@ -44,7 +46,8 @@ export class SimilarPostsByWords1763896000000 implements MigrationInterface {
     await q.query(`
       CREATE OR REPLACE FUNCTION chorus_title_word_keys(ws uuid, board uuid, t text) RETURNS int8[]
       LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE COST 1000 AS $$
-        SELECT coalesce(array_agg(hashtextextended(w, hashtextextended(ws::text || board::text, 0))), '{}') FROM unnest(chorus_title_words(t)) w
+        SELECT coalesce(array_agg(hashtextextended(w, hashtextextended(ws::text || board::text, 0))), '{}')
+          FROM (SELECT DISTINCT w FROM regexp_split_to_table(lower(t), '[^[:alnum:]]+') w WHERE length(w) >= 3) words(w)
       $$`);
     const [invalid] = await q.query(`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid`, [INDEX]);
     if (invalid) await q.query(`DROP INDEX CONCURRENTLY ${INDEX}`);

@@ -1,5 +1,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
+import { randomUUID } from 'node:crypto';
 import { BoardsService } from '../src/boards/boards.service';
+import { Database } from '../src/database/sql';
 import { SIMILAR_SAMPLE } from '../src/posts/posts.store';
 import { axeViolations, describeInBrowser, startBrowserTest } from './support/browser';
 import { createWorkspace, TestWorkspace } from './support/factories';
@@ -34,6 +36,14 @@ describe('similar posts', () => {
     api = new Client(t.baseUrl, ws.key);
   });
   afterAll(() => t?.close());
+
+  it('the words index calls nothing outside pg_catalog: PostgreSQL 17 and later, and PGlite (18), build and analyze indexes with only it on the search path', async () => {
+    const keys = await t.app.get(Database).transaction(async (tx) => {
+      await tx.rows(`SELECT set_config('search_path', 'pg_catalog, pg_temp', true)`);
+      return tx.rows<{ keys: string[] }>(`SELECT public.chorus_title_word_keys($1::uuid, $1::uuid, 'Dark mode, please! dark') AS keys`, [randomUUID()]);
+    });
+    expect(keys[0].keys).toHaveLength(3);
+  });
 
   describe('GET /api/v1/posts/similar', () => {
     let board: string;
