@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently } from './concurrent-index';
 
 const INDEX = 'posts_similar_words_idx';
 const TRIGRAMS = 'posts_similar_title_idx';
@@ -49,9 +50,7 @@ export class SimilarPostsByWords1763896000000 implements MigrationInterface {
         SELECT coalesce(array_agg(hashtextextended(w, hashtextextended(ws::text || board::text, 0))), '{}')
           FROM (SELECT DISTINCT w FROM regexp_split_to_table(lower(t), '[^[:alnum:]]+') w WHERE length(w) >= 3) words(w)
       $$`);
-    const [invalid] = await q.query(`SELECT 1 FROM pg_index WHERE indexrelid = to_regclass($1) AND NOT indisvalid`, [INDEX]);
-    if (invalid) await q.query(`DROP INDEX CONCURRENTLY ${INDEX}`);
-    await q.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${INDEX} ON posts USING gin (chorus_title_word_keys(workspace_id, board_id, title))`);
+    await createIndexConcurrently(q, INDEX, `ON posts USING gin (chorus_title_word_keys(workspace_id, board_id, title))`);
     await q.query(`DROP INDEX CONCURRENTLY IF EXISTS ${TRIGRAMS}`);
   }
 

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently } from './concurrent-index';
 
 /**
  * The pending sign-in emails of each workspace, in due order: a claim takes them before the
@@ -14,13 +15,10 @@ export class SignInEmailsFirst1763897000000 implements MigrationInterface {
   transaction = false as const;
 
   async up(q: QueryRunner): Promise<void> {
-    const [invalid] = await q.query(
-      `SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('webhook_deliveries_sign_in_idx') AND NOT indisvalid`,
-    );
-    if (invalid) await q.query(`DROP INDEX CONCURRENTLY webhook_deliveries_sign_in_idx`);
-    await q.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS webhook_deliveries_sign_in_idx ON webhook_deliveries (workspace_id, next_attempt_at)
-        WHERE status = 'pending' AND endpoint_id IS NULL AND event_type = 'sign_in'`,
+    await createIndexConcurrently(
+      q,
+      'webhook_deliveries_sign_in_idx',
+      `ON webhook_deliveries (workspace_id, next_attempt_at) WHERE status = 'pending' AND endpoint_id IS NULL AND event_type = 'sign_in'`,
     );
   }
 
