@@ -866,7 +866,7 @@ describe('Slack and Discord endpoints', () => {
       const shown = await until(`endpoint ${endpoint.id} off`, async () => {
         const got = (await api.get(`/api/v1/webhook_endpoints/${endpoint.id}`)).body.data;
         return got.enabled === false && got;
-      });
+      }, 15_000, 250); // asks the API: slowly, or the plan's rate limit answers 429
       expect(shown).toMatchObject({ enabled: false, disabled_reason: 'gone' });
       const listed = (await api.get(`/api/v1/webhook_endpoints/${endpoint.id}/deliveries`)).body.data;
       expect(listed).toHaveLength(3);

@@ -662,7 +662,7 @@ describe('webhooks', () => {
       // Two more at once: the 19th and the 20th failure turn the endpoint off.
       await createPost(api, 'Failing post 4');
       await createPost(api, 'Failing post 5');
-      await until('the endpoint to be turned off', async () => !(await api.get(path)).body.data.enabled);
+      await until('the endpoint to be turned off', async () => !(await api.get(path)).body.data.enabled, 15_000, 250);
       const rows = await settled(t, endpoint.id, 5);
       const off = (await api.get(path)).body.data;
       expect(off).toMatchObject({ enabled: false, disabled_reason: 'consecutive_failures', consecutive_failures: 20 });
