@@ -6,7 +6,7 @@ import { axeViolations, describeInBrowser, startBrowserTest } from './support/br
 import type { TestWorkspace } from './support/factories';
 import { Client } from './support/http';
 import type { MailServer } from './support/mail';
-import { Receiver } from './support/receiver';
+import { closeReceivers, Receiver } from './support/receiver';
 import type { TestApp } from './support/test-app';
 import { until } from './support/wait';
 
@@ -31,7 +31,10 @@ describeInBrowser('the dashboard in Chromium', () => {
     ({ t, ws, api, browser, smtp, receiver, base } = env);
   }, 180_000);
 
-  afterAll(() => env?.stop());
+  afterAll(async () => {
+    await env?.stop();
+    await closeReceivers();
+  });
 
   async function signedIn(options: { dark?: boolean; javaScript?: boolean } = {}): Promise<{ ctx: BrowserContext; page: Page }> {
     const ctx = await browser.newContext({ javaScriptEnabled: options.javaScript ?? false, colorScheme: options.dark ? 'dark' : 'light' });

@@ -5,7 +5,7 @@ import { createWorkspace, TestWorkspace } from './support/factories';
 import { Client } from './support/http';
 import { MailServer } from './support/mail';
 import { cancelPending, holdProcessorLock } from './support/processor-lock';
-import { Receiver } from './support/receiver';
+import { closeReceivers, Receiver } from './support/receiver';
 import { formToken, pageText, sentSignIn, ssoSigner, Visitor } from './support/site';
 import { startTestApp, TestApp } from './support/test-app';
 import { sleep, until } from './support/wait';
@@ -40,6 +40,7 @@ describe('moderation', () => {
       await t.close();
     }
     await smtp?.close();
+    await closeReceivers();
     await releaseLock?.();
   });
 
@@ -291,6 +292,29 @@ describe('moderation', () => {
     expect((await stranger.api.get(`/api/v1/posts/${posts[0].id}`)).status).toBe(404);
     expect((await stranger.api.get('/api/v1/moderation')).body.data).toEqual([]);
     expect((await s.api.get(`/api/v1/posts/${posts[0].id}`)).body.data.moderation).toBe('pending');
+  });
+
+  it('a published post is not merged into a held or rejected one; a held post may be merged into a published one', async () => {
+    const s = await setup('all');
+    const visitor = await bySso(s, 'Mira');
+    const held = await sitePost(s, visitor, `Held target ${run}`);
+    const spurned = await sitePost(s, visitor, `Rejected target ${run}`);
+    expect((await s.api.post(`/api/v1/posts/${spurned.id}/reject`)).status).toBe(200);
+    const published = await s.api.post('/api/v1/posts', { board: 'ideas', title: `Published ${run}` });
+    expect(published.body.data.moderation).toBe('approved');
+    const id = published.body.data.id;
+
+    for (const [target, why] of [[held.id, 'is awaiting review; approve it first'], [spurned.id, 'was rejected']] as const) {
+      const refused = await s.api.post(`/api/v1/posts/${id}/merge`, { into: target });
+      expect([refused.status, refused.body.error]).toEqual([400, { code: 'invalid_request', message: `into: post ${target} ${why}` }]);
+    }
+    expect((await s.api.get(`/api/v1/posts/${id}`)).body.data).toMatchObject({ status: 'open', merged_into: null });
+
+    const merged = await s.api.post(`/api/v1/posts/${held.id}/merge`, { into: id });
+    expect(merged.status).toBe(200);
+    expect(merged.body.data).toMatchObject({ status: 'closed', merged_into: { id }, moderation: 'pending' });
+    // Nothing about the held post went out: it was never published.
+    expect(ofPost(await settled(s), held.id)).toEqual(['post.pending']);
   });
 
   it('rejecting a person\'s held items at once (blocking) rejects their pending posts and comments only', async () => {

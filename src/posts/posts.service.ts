@@ -240,6 +240,12 @@ export class PostsService {
     if (target.mergedIntoId !== null) {
       throw AppError.invalid('into', `post ${into} is itself merged into post ${target.mergedIntoId}`);
     }
+    if (source.moderation === 'approved' && target.moderation !== 'approved') {
+      // A published post and its votes would vanish into one nobody else can see; a held post
+      // may still be merged into a published one (a duplicate found during review).
+      const why = target.moderation === 'pending' ? 'is awaiting review; approve it first' : 'was rejected';
+      throw AppError.invalid('into', `post ${into} ${why}`);
+    }
   }
 
   /** The people who voted for a post, newest vote first: names only, never an email. */

@@ -7,8 +7,11 @@
  * - `rendered`: the same page asked for with `Cache-Control: no-cache` (a hard reload), so read
  *   and rendered every time: what a page costs when the board changes between requests;
  * - `304`:  the same page with If-None-Match of its ETag (a revalidation, which reads no posts);
- * - with BENCH_BEFORE, `api-before`: the API list on an earlier build, on the same database, so
- *   that the site's effect on the API is measured in the same run.
+ * - with BENCH_BEFORE, `api-before`, `page-before` and `rendered-before`: the same on an earlier
+ *   build, on the same database, so that a change's effect (the site's on the API, moderation's
+ *   on the pages) is measured in the same run.
+ * BENCH_MODERATION (`first` or `all`) sets the workspace's moderation and holds one post in a
+ * hundred, as bench:floor does (issue 32: the board pages no slower with moderation on).
  * Prints req/s, p50 and p99 of every run, the medians and per-round ratios, the bytes a board
  * page and its stylesheet take as served, and PASS or FAIL for the public site's targets: a
  * page at >= 0.9x the API's req/s with p99 within 1.5x of the API's, a 304 at >= 3x, HTML and
@@ -33,6 +36,7 @@ const POSTS = Number(process.env.BENCH_POSTS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const BEFORE = process.env.BENCH_BEFORE;
+const MODERATION = process.env.BENCH_MODERATION;
 
 /** One workspace (business plan) with one public board of POSTS posts, 200 people, votes and comment counts. */
 async function seed(dbUrl: string): Promise<string> {
@@ -65,6 +69,10 @@ async function seed(dbUrl: string): Promise<string> {
     [ws, POSTS],
   );
   await db.query(`INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM posts WHERE workspace_id = $1`, [ws]);
+  if (MODERATION) {
+    await db.query(`UPDATE workspaces SET moderation = $2 WHERE id = $1`, [ws, MODERATION]);
+    await db.query(`UPDATE posts SET moderation = 'pending' WHERE workspace_id = $1 AND id % 100 = 0`, [ws]);
+  }
   await db.query(`VACUUM ANALYZE`);
   await db.end();
   return key;
@@ -103,7 +111,13 @@ async function main() {
       page: { url: chorus.url, load: { method: 'GET', path: '/bench/ideas', status: 200 } },
       rendered: { url: chorus.url, load: { method: 'GET', path: '/bench/ideas', headers: { 'Cache-Control': 'no-cache' }, status: 200 } },
       '304': { url: chorus.url, load: { method: 'GET', path: '/bench/ideas', headers: { 'If-None-Match': etag }, status: 304 } },
-      ...(before ? { 'api-before': { url: before.url, load: api } } : {}),
+      ...(before
+        ? {
+            'api-before': { url: before.url, load: api },
+            'page-before': { url: before.url, load: { method: 'GET', path: '/bench/ideas', status: 200 } },
+            'rendered-before': { url: before.url, load: { method: 'GET', path: '/bench/ideas', headers: { 'Cache-Control': 'no-cache' }, status: 200 } },
+          }
+        : {}),
     };
     const only = process.env.BENCH_LOADS?.split(',');
     if (only) for (const name of Object.keys(loads)) if (!only.includes(name)) delete loads[name];
@@ -127,8 +141,8 @@ async function main() {
     }
 
     const of = (name: string) => runs.filter((r) => r.name === name).map((r) => r.run);
-    const ratio = (name: string, field: 'rps' | 'p99') => {
-      const [a, b] = [of(name), of('api')];
+    const ratio = (name: string, field: 'rps' | 'p99', to = 'api') => {
+      const [a, b] = [of(name), of(to)];
       if (b.length === 0) return NaN;
       return +median(a.map((r, i) => r[field] / b[i][field])).toFixed(2);
     };
@@ -154,7 +168,14 @@ async function main() {
     log(`  ${verdict(ratio('304', 'rps') >= 3)} 304 revalidation >= 3x the API list's req/s: ${ratio('304', 'rps')}x`);
     log(`  ${verdict(bytes.html + bytes.css < 40 * 1024)} HTML and CSS under 40 KiB: ${((bytes.html + bytes.css) / 1024).toFixed(1)} KiB`);
     log(`  ${verdict(errors === 0)} no errors: ${errors}`);
-    if (before) log(`  (the API list against the build before: ${ratio('api-before', 'rps')}x its req/s, p99 ${ratio('api-before', 'p99')}x; above 1 the build before was faster)`);
+    if (before) {
+      log(`\nAgainst the build before (${BEFORE}), this build's figure over the build before's, the median of the rounds' ratios (req/s below 1 or p99 above 1: this build is slower):`);
+      for (const name of ['api', 'page', 'rendered']) {
+        if (of(name).length && of(`${name}-before`).length) {
+          log(`  ${name.padEnd(9)} req/s ${ratio(name, 'rps', `${name}-before`)}x, p99 ${ratio(name, 'p99', `${name}-before`)}x`);
+        }
+      }
+    }
   } finally {
     const exited = children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))));
     stopAll();
