@@ -126,6 +126,28 @@ describe('the claim’s ready-queue', () => {
     expect(await queues(ws.id)).toEqual([]);
   }, 60_000);
 
+  it('deliveries that arrived and whose outcome their processor is still writing are not claimed again when their lease ends', async () => {
+    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    const [e1] = await endpoints(ws.id, 1);
+    await fanOut(ws.id, [e1], 3);
+    const claimed = await claim(ws.id);
+    expect(claimed).toHaveLength(3);
+    // Two arrived; their write is slow (a busy server) and outlasts the lease. The third's
+    // processor died: it is the only one taken again.
+    const [slow1, slow2, lost] = claimed;
+    await sleep(LEASE_MS + 200);
+    const writing = [slow1.id, slow2.id];
+    const again = [
+      ...(await claims.claim(64, writing, 'all')).filter((row) => row.workspace_id === ws.id),
+      ...(await claims.claim(64, writing, 'all')).filter((row) => row.workspace_id === ws.id),
+    ];
+    expect(again.map((row) => row.id)).toEqual([lost.id]);
+    for (const row of [slow1, slow2, ...again]) await attempted(ws.id, row, null);
+    expect(await status(ws.id)).toEqual({ delivered: 3 });
+    expect(await claim(ws.id)).toEqual([]);
+    expect(await queues(ws.id)).toEqual([]);
+  }, 60_000);
+
   it('a delivery retried later brings its queue to the retry’s time, and is claimed again then, once', async () => {
     const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
     const [endpoint] = await endpoints(ws.id, 1);

@@ -46,7 +46,9 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  *   a time once BREAKER_THRESHOLD failures in a row opened its circuit (its deliveries wait,
  *   none is dropped), one per second for a Slack or Discord channel, EMAIL_CONCURRENCY for mail;
  * - in flight are the deliveries under lease, but for those the claiming processor says arrived
- *   (own servers and email) and is still recording: their send is over;
+ *   (own servers and email) and is still recording: their send is over. Those are never taken
+ *   again, even once their lease ran out (a write slowed by a busy server): they arrived, and
+ *   their processor writes so; taken again, they would be sent twice;
  * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
  * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
  *   and among equals to the workspace with the fewest in flight; within a workspace every
@@ -102,12 +104,14 @@ const claimable = (scope: string | null) => {
             (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, true AS asked FROM webhook_deliveries d
               WHERE r.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = r.workspace_id AND d.endpoint_id IS NULL
                 AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
-                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                AND d.id <> ALL ($2::uuid[])${only('d')}
               ORDER BY d.next_attempt_at LIMIT r.free)
             UNION ALL
             (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
               WHERE d.workspace_id = r.workspace_id AND ${QUEUE} = r.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
-                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                AND d.id <> ALL ($2::uuid[])${only('d')}
               ORDER BY d.next_attempt_at, d.created_at LIMIT r.free)) due
         ) due WHERE due.queue_rank <= r.free
       ) c

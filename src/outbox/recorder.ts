@@ -11,6 +11,8 @@ import { OutboxEndpoints } from './outbox-endpoints.service';
 export const MAX_CONSECUTIVE_FAILURES = 20;
 /** Writes of a batch of arrivals tried before its deliveries are released (and so sent again). */
 const SUCCESS_WRITE_TRIES = 3;
+/** Arrivals written in one statement at most (the rest wait for the next). */
+export const SUCCESSES_PER_WRITE = 256;
 
 /**
  * Writes down what became of each claimed delivery: its attempt row, then delivered, a retry on
@@ -143,7 +145,7 @@ class Batch<T> {
 
   constructor(
     private readonly write: (items: T[]) => Promise<void>,
-    private readonly max = 256,
+    private readonly max = SUCCESSES_PER_WRITE,
   ) {}
 
   add(item: T): Promise<void> {
