@@ -232,7 +232,8 @@ export class ClaimsStore {
   /**
    * The claim, after CLAIM_LOCK: in one statement the choice (`claimable`), the chat channels'
    * next turn, the leases and the month's attempts reserved for deliveries to endpoints that
-   * are on (a voter email's attempt is reserved once the hour's emails allow it). Beyond
+   * are on and for emails but sign-in codes' (those the hour's emails then hold back, or that
+   * go to someone who unsubscribed, are given back: Scheduler). Beyond
    * claimable's: $7 the lease's owner, $8 its length (ms), $9 a chat channel's pace (ms), $10
    * and $11 PLAN_QUOTAS.
    */
@@ -252,7 +253,7 @@ export class ClaimsStore {
         RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
                   d.attempt_count, w.plan,
                   e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets,
-                  coalesce(e.enabled, false) AS counted
+                  CASE WHEN d.endpoint_id IS NULL THEN d.event_type <> '${SIGN_IN_EMAIL}' ELSE coalesce(e.enabled, false) END AS counted
      ),
      ${monthlyReservation('leased', '$10', '$11')}
      SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
@@ -375,6 +376,9 @@ export const recipientKey = (workspaceId: string, recipient: string) => `${works
 
 type LeasedRow = Omit<ClaimedRow, 'granted' | 'quota_month'> & { claim_rank: number };
 
+/** Whether a claim reserves a month's attempt for the delivery (as the claim's `counted`): to an endpoint that is on, or an email but a sign-in code. */
+const countedInMonth = (d: LeasedRow) => (d.endpoint_id === null ? d.event_type !== SIGN_IN_EMAIL : d.enabled === true);
+
 /**
  * On Citus, the claim one workspace at a time, each under that workspace's lock and in
  * single-shard statements (a statement over every workspace's queues would read every shard,
@@ -472,7 +476,7 @@ export class CitusClaimsStore extends ClaimsStore {
       tx.send(CitusClaimsStore.WORKSPACE_FRONT, [slots, this.caps[3], workspaceId]);
       tx.send(CitusClaimsStore.WORKSPACE_EXPIRED, [workspaceId]);
       if (leased.length === 0) return null;
-      const last = reserveMonthIn(tx, workspaceId, leased[0].plan, leased.filter((d) => d.enabled === true).length, month);
+      const last = reserveMonthIn(tx, workspaceId, leased[0].plan, leased.filter(countedInMonth).length, month);
       return last ? { last } : null;
     });
     const grant = granted === null ? null : (granted[0]?.granted ?? 0);
