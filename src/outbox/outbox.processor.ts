@@ -337,7 +337,10 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     try {
       await this.recorder.record(sendable, at, outcome);
     } finally {
+      // Written: when arrivals waiting for their write were holding slots (see `sending`), one is free again.
+      const held = this.recording.size > SUCCESSES_PER_WRITE;
       this.recording.delete(sendable.delivery.id);
+      if (held) this.wake(sendable.delivery.workspace_id);
     }
     this.report(sendable, outcome);
   }
