@@ -41,6 +41,14 @@ describe('the claim’s ready-queue', () => {
     await releaseLock?.();
   });
 
+  /** The workspaces made here: what an earlier case left pending in them must not take a later claim's share (on Citus, a claim's slots are shared among the workspaces with due work). */
+  const made: string[] = [];
+  async function workspace() {
+    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    made.push(ws.id);
+    return ws;
+  }
+
   async function endpoints(workspaceId: string, count: number): Promise<string[]> {
     const rows: { id: string }[] = await t.db.query(
       `INSERT INTO webhook_endpoints (workspace_id, id, kind, url_sealed, url_shown, events)
@@ -102,7 +110,7 @@ describe('the claim’s ready-queue', () => {
   }
 
   it('fan-out puts each queue in it, due now; a claim that leases a queue’s last due delivery drops it, and a lease that ends brings it back', async () => {
-    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    const ws = await workspace();
     const [e1, e2] = await endpoints(ws.id, 2);
     await fanOut(ws.id, [e1], 1);
     await fanOut(ws.id, [e2], 3);
@@ -126,8 +134,29 @@ describe('the claim’s ready-queue', () => {
     expect(await queues(ws.id)).toEqual([]);
   }, 60_000);
 
+  it('deliveries that arrived and whose outcome their processor is still writing are not claimed again when their lease ends', async () => {
+    const ws = await workspace();
+    const [e1] = await endpoints(ws.id, 1);
+    await fanOut(ws.id, [e1], 3);
+    const claimed = await claim(ws.id);
+    expect(claimed).toHaveLength(3);
+    // Two arrived; their write is slow (a busy server) and outlasts the lease. The third's
+    // processor died: it is the only one taken again.
+    const [slow1, slow2, lost] = claimed;
+    await sleep(LEASE_MS + 200);
+    const writing = [slow1.id, slow2.id];
+    const again = [
+      ...(await claims.claim(64, writing, 'all')).filter((row) => row.workspace_id === ws.id),
+      ...(await claims.claim(64, writing, 'all')).filter((row) => row.workspace_id === ws.id),
+    ];
+    expect(again.map((row) => row.id)).toEqual([lost.id]);
+    for (const row of [slow1, slow2, ...again]) await attempted(ws.id, row, null);
+    expect(await status(ws.id)).toEqual({ delivered: 3 });
+    expect(await claim(ws.id)).toEqual([]);
+  }, 60_000);
+
   it('a delivery retried later brings its queue to the retry’s time, and is claimed again then, once', async () => {
-    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    const ws = await workspace();
     const [endpoint] = await endpoints(ws.id, 1);
     const [id] = await fanOut(ws.id, [endpoint], 1);
     const [first] = await claim(ws.id);
@@ -149,7 +178,7 @@ describe('the claim’s ready-queue', () => {
   }, 60_000);
 
   it('a failed delivery retried from the API, and an endpoint’s failures recovered, are due at once', async () => {
-    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    const ws = await workspace();
     const [one, other] = await endpoints(ws.id, 2);
     const [a] = await fanOut(ws.id, [one], 1);
     const [b] = await fanOut(ws.id, [other], 1);
@@ -169,7 +198,7 @@ describe('the claim’s ready-queue', () => {
   }, 60_000);
 
   it('an endpoint deleted with deliveries pending: its queue is dropped, the others are claimed whole', async () => {
-    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    const ws = await workspace();
     const [gone, kept] = await endpoints(ws.id, 2);
     await fanOut(ws.id, [gone, kept], 3);
     await t.db.query(`DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2`, [ws.id, gone]);
@@ -182,7 +211,7 @@ describe('the claim’s ready-queue', () => {
   }, 60_000);
 
   it('over many queues, with failures retried and a processor that dies holding leases: every delivery is delivered once, none is claimed while under lease', async () => {
-    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    const ws = await workspace();
     const all = await fanOut(ws.id, await endpoints(ws.id, 300), 3);
     const leasedUntil = new Map<string, number>(); // delivery → when the lease of its last claim ends
     const deliveredOnce = new Map<string, number>();
@@ -223,7 +252,8 @@ describe('the claim’s ready-queue', () => {
   }, 150_000);
 
   it('a sign-in email goes before the workspace’s mailing: queued behind 100 voter emails, it is in the next claim', async () => {
-    const ws = await createWorkspace(t.app, { plan: 'business', boards: false });
+    await cancelPending(t.db, made);
+    const ws = await workspace();
     const outbox = t.app.get(OutboxDeliveries);
     const email = (to: string, eventType: string) => ({ workspaceId: ws.id, recipient: to, eventId: randomUUID(), eventType, body: '{}' });
     await db.transaction(async (tx) => outbox.queueEmails(tx, Array.from({ length: 100 }, (_, i) => email(`voter${i}@example.com`, 'post.status_changed'))));

@@ -253,6 +253,33 @@ describe('voter email', () => {
       }
     });
 
+    it('keeps writing an arrival whose write fails again and again (a server that stays busy), and does not email the voter twice', async () => {
+      const { ws, api, domain } = await workspace(t);
+      const address = `written-much-later@${domain}`;
+      const voter = await person(t, ws, 'Walter Written', address);
+      const created = await post(api, 'Its arrival is written on the fifth try');
+      await vote(t, ws, created.id, voter.id);
+      const store = t.app.get(DeliveriesStore);
+      const timeout = new Error('canceling statement due to statement timeout');
+      const write = jest
+        .spyOn(store, 'recordSuccesses')
+        .mockRejectedValueOnce(timeout)
+        .mockRejectedValueOnce(timeout)
+        .mockRejectedValueOnce(timeout)
+        .mockRejectedValueOnce(timeout);
+      try {
+        await setStatus(api, created.id, 'done');
+        const rows = await settled(t, ws.id, 20_000);
+        expect(rows.map((r) => [r.recipient, r.status, r.attempt_count])).toEqual([[address, 'delivered', 1]]);
+        expect(write.mock.calls.length).toBeGreaterThanOrEqual(5);
+        await sleep(1_000); // released instead, it would be sent again 300 ms later
+        expect(smtp.to(domain)).toHaveLength(1);
+        expect(smtp.attempts.get(address)).toBe(1);
+      } finally {
+        write.mockRestore();
+      }
+    });
+
     it('retries an email whose pooled connection the server dropped mid-message, and delivers it once', async () => {
       const { ws, api, domain } = await workspace(t);
       const address = `dropped@${domain}`;

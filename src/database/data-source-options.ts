@@ -28,6 +28,7 @@ import { SimilarPosts1763892000000 } from '../../migrations/1763892000000-Simila
 import { OutboxQueues1763895000000 } from '../../migrations/1763895000000-OutboxQueues';
 import { SimilarPostsByWords1763896000000 } from '../../migrations/1763896000000-SimilarPostsByWords';
 import { SignInEmailsFirst1763897000000 } from '../../migrations/1763897000000-SignInEmailsFirst';
+import { EmailsInFewerIndexes1763899000000 } from '../../migrations/1763899000000-EmailsInFewerIndexes';
 
 export const MIGRATIONS = [
   Initial1763740000000,
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   OutboxQueues1763895000000,
   SimilarPostsByWords1763896000000,
   SignInEmailsFirst1763897000000,
+  EmailsInFewerIndexes1763899000000,
 ];
 
 /** The name TypeORM records for a migration in the `migrations` table. */

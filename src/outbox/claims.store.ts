@@ -46,7 +46,9 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  *   a time once BREAKER_THRESHOLD failures in a row opened its circuit (its deliveries wait,
  *   none is dropped), one per second for a Slack or Discord channel, EMAIL_CONCURRENCY for mail;
  * - in flight are the deliveries under lease, but for those the claiming processor says arrived
- *   (own servers and email) and is still recording: their send is over;
+ *   (own servers and email) and is still recording: their send is over. Those are never taken
+ *   again, even once their lease ran out (a write slowed by a busy server): they arrived, and
+ *   their processor writes so; taken again, they would be sent twice;
  * - a workspace gets at most OUTBOX_WORKSPACE_CONCURRENCY in flight;
  * - the free slots go round-robin: each workspace's first delivery, then each one's second, …,
  *   and among equals to the workspace with the fewest in flight; within a workspace every
@@ -102,12 +104,14 @@ const claimable = (scope: string | null) => {
             (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, true AS asked FROM webhook_deliveries d
               WHERE r.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = r.workspace_id AND d.endpoint_id IS NULL
                 AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
-                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                AND d.id <> ALL ($2::uuid[])${only('d')}
               ORDER BY d.next_attempt_at LIMIT r.free)
             UNION ALL
             (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
               WHERE d.workspace_id = r.workspace_id AND ${QUEUE} = r.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
-                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())${only('d')}
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                AND d.id <> ALL ($2::uuid[])${only('d')}
               ORDER BY d.next_attempt_at, d.created_at LIMIT r.free)) due
         ) due WHERE due.queue_rank <= r.free
       ) c
@@ -228,7 +232,8 @@ export class ClaimsStore {
   /**
    * The claim, after CLAIM_LOCK: in one statement the choice (`claimable`), the chat channels'
    * next turn, the leases and the month's attempts reserved for deliveries to endpoints that
-   * are on (a voter email's attempt is reserved once the hour's emails allow it). Beyond
+   * are on and for emails but sign-in codes' (those the hour's emails then hold back, or that
+   * go to someone who unsubscribed, are given back: Scheduler). Beyond
    * claimable's: $7 the lease's owner, $8 its length (ms), $9 a chat channel's pace (ms), $10
    * and $11 PLAN_QUOTAS.
    */
@@ -248,12 +253,21 @@ export class ClaimsStore {
         RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
                   d.attempt_count, w.plan,
                   e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets,
-                  coalesce(e.enabled, false) AS counted
+                  CASE WHEN d.endpoint_id IS NULL THEN d.event_type <> '${SIGN_IN_EMAIL}' ELSE coalesce(e.enabled, false) END AS counted
      ),
      ${monthlyReservation('leased', '$10', '$11')}
      SELECT l.*, coalesce(g.granted, 0) AS granted, g.month AS quota_month
        FROM leased l LEFT JOIN granted g ON g.workspace_id = l.workspace_id`,
   );
+  /**
+   * Plain index scans, not bitmap scans, in a claim's transaction: the counts of what is under
+   * lease (`flight`, `front`'s `leases`, `expired`) read webhook_deliveries_leased_idx, where
+   * every email once leased and since delivered leaves an entry until VACUUM. A bitmap scan never
+   * marks those entries dead, so every claim read the heap for each of them (at 100,000 voters,
+   * `expired` alone read 600 pages a claim, half of them from outside shared buffers); an index
+   * scan marks them dead once, and the next claims skip them.
+   */
+  private static readonly INDEX_SCANS = statement('outbox_claim_index_scans', `SET LOCAL enable_bitmapscan = off`);
   /** `front` and `expired` on one server: every workspace's, after the claim, in its transaction. */
   private static readonly EXPIRED = statement('outbox_claim_expired', expired(null));
   private static readonly FRONT = statement('outbox_claim_front', front(null));
@@ -307,6 +321,7 @@ export class ClaimsStore {
    */
   async claim(slots: number, delivered: string[], _look: Look): Promise<ClaimedRow[]> {
     const rows = await readAtCommit(this.db, async (tx) => {
+      tx.send(ClaimsStore.INDEX_SCANS);
       tx.send(CLAIM_LOCK);
       const claimed = {
         last: tx.rows<ClaimedRow>(ClaimsStore.CLAIM, [
@@ -370,6 +385,9 @@ export class ClaimsStore {
 export const recipientKey = (workspaceId: string, recipient: string) => `${workspaceId} ${normalEmail(recipient) ?? recipient}`;
 
 type LeasedRow = Omit<ClaimedRow, 'granted' | 'quota_month'> & { claim_rank: number };
+
+/** Whether a claim reserves a month's attempt for the delivery (as the claim's `counted`): to an endpoint that is on, or an email but a sign-in code. */
+const countedInMonth = (d: LeasedRow) => (d.endpoint_id === null ? d.event_type !== SIGN_IN_EMAIL : d.enabled === true);
 
 /**
  * On Citus, the claim one workspace at a time, each under that workspace's lock and in
@@ -468,7 +486,7 @@ export class CitusClaimsStore extends ClaimsStore {
       tx.send(CitusClaimsStore.WORKSPACE_FRONT, [slots, this.caps[3], workspaceId]);
       tx.send(CitusClaimsStore.WORKSPACE_EXPIRED, [workspaceId]);
       if (leased.length === 0) return null;
-      const last = reserveMonthIn(tx, workspaceId, leased[0].plan, leased.filter((d) => d.enabled === true).length, month);
+      const last = reserveMonthIn(tx, workspaceId, leased[0].plan, leased.filter(countedInMonth).length, month);
       return last ? { last } : null;
     });
     const grant = granted === null ? null : (granted[0]?.granted ?? 0);

@@ -9,7 +9,7 @@ import { isChat, OutboxChannels, Outcome, Sendable } from './channel';
 import { EMAIL_CONCURRENCY } from './claims.store';
 import { FanOut } from './fan-out';
 import { isEmptyLook, Look, Wakes, workspaceNamed } from './look';
-import { Recorder } from './recorder';
+import { Recorder, SUCCESSES_PER_WRITE } from './recorder';
 import { Scheduler } from './scheduler';
 
 /**
@@ -68,9 +68,15 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     return this.config.outboxConcurrency;
   }
 
-  /** Sends in flight: attempts under way, but for those already being recorded. */
+  /**
+   * Sends in flight: attempts under way, but for those already being recorded, up to one
+   * write's worth of them (SUCCESSES_PER_WRITE). Beyond that, arrivals waiting for their write
+   * hold their slots: when the database writes slower than sends arrive, claims stop until the
+   * writes catch up, so that no arrival waits for its write until its lease runs out (another
+   * processor would then claim it and send it again).
+   */
   private get sending(): number {
-    return this.inFlight.size - this.recording.size;
+    return this.inFlight.size - Math.min(this.recording.size, SUCCESSES_PER_WRITE);
   }
 
   onApplicationBootstrap(): void {
@@ -331,7 +337,10 @@ export class OutboxProcessor implements OnApplicationBootstrap, BeforeApplicatio
     try {
       await this.recorder.record(sendable, at, outcome);
     } finally {
+      // Written: when arrivals waiting for their write were holding slots (see `sending`), one is free again.
+      const held = this.recording.size > SUCCESSES_PER_WRITE;
       this.recording.delete(sendable.delivery.id);
+      if (held) this.wake(sendable.delivery.workspace_id);
     }
     this.report(sendable, outcome);
   }

@@ -9,8 +9,10 @@ import { OutboxEndpoints } from './outbox-endpoints.service';
 
 /** Failures in a row after which an endpoint is turned off. */
 export const MAX_CONSECUTIVE_FAILURES = 20;
-/** Writes of a batch of arrivals tried before its deliveries are released (and so sent again). */
-const SUCCESS_WRITE_TRIES = 3;
+/** The longest pause between two tries of a batch of arrivals' write. */
+const SUCCESS_WRITE_PAUSE_MS = 1_000;
+/** Arrivals written in one statement at most (the rest wait for the next). */
+export const SUCCESSES_PER_WRITE = 256;
 
 /**
  * Writes down what became of each claimed delivery: its attempt row, then delivered, a retry on
@@ -97,19 +99,22 @@ export class Recorder {
   private readonly successes = new Batch<Success>((items) => this.writeSuccesses(items));
 
   /**
-   * Writes arrivals, trying again (SUCCESS_WRITE_TRIES in all, a pause growing between them)
-   * when the write fails: a statement timeout on a busy server, a connection lost. The sends
-   * arrived: an arrival written late (its delivery still under this processor's lease) is better
-   * than giving the attempt up to `release`, which sends each of them again.
+   * Writes arrivals, trying again (a pause growing between tries, up to a second) when the write
+   * fails: a statement timeout on a busy server, a connection lost; for as long as a lease
+   * lasts. The sends arrived: an arrival written late is better than giving the attempt up to
+   * `release`, which sends each of them again (this processor's claims never take them while
+   * it writes them: ClaimsStore). Only a write that failed for a whole lease gives up.
    */
   private async writeSuccesses(items: Success[]): Promise<void> {
+    const giveUpAt = Date.now() + this.lease.ms;
     for (let tried = 1; ; tried++) {
       try {
         return await this.deliveries.recordSuccesses(items, this.lease.owner);
       } catch (error) {
-        if (tried >= SUCCESS_WRITE_TRIES) throw error;
+        const pause = Math.min(250 * tried, SUCCESS_WRITE_PAUSE_MS);
+        if (Date.now() + pause >= giveUpAt) throw error;
         this.logger.warn(`${items.length} arrivals could not be written (${(error as Error).message}); trying again`);
-        await new Promise((resolve) => setTimeout(resolve, 250 * tried));
+        await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
   }
@@ -143,7 +148,7 @@ class Batch<T> {
 
   constructor(
     private readonly write: (items: T[]) => Promise<void>,
-    private readonly max = 256,
+    private readonly max = SUCCESSES_PER_WRITE,
   ) {}
 
   add(item: T): Promise<void> {

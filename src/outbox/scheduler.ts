@@ -100,9 +100,11 @@ export class Scheduler {
 
   /**
    * Every attempt counts against the workspace's month: past its quota a delivery ends `failed`
-   * (`quota_exceeded`). The claim reserved the attempts of deliveries to endpoints that are on;
-   * a voter email's is reserved here, once the hour allows it: past EMAIL_HOURLY_LIMIT emails
-   * wait for the next hour, untried and uncounted.
+   * (`quota_exceeded`). The claim reserved the attempts of deliveries to endpoints that are on
+   * and of emails (but sign-in codes): those granted go to the endpoints' deliveries first, then
+   * to the emails the hour allows. Past EMAIL_HOURLY_LIMIT emails wait for the next hour,
+   * untried and uncounted (what the claim reserved for them is given back, with what it
+   * reserved for the unsubscribed).
    */
   private async withinQuota(wanted: Sendable[], reserved: Reservations): Promise<Sendable[]> {
     const byWorkspace = new Map<string, Sendable[]>();
@@ -115,22 +117,20 @@ export class Scheduler {
       if (reservation) reservation.sent = Math.min(granted, sendable.length);
     };
     for (const [workspaceId, all] of byWorkspace) {
-      await within(
-        all.filter((s) => s.kind !== 'email'),
-        reserved.byClaim.get(workspaceId),
-      );
       // Sign-in emails are not notifications: a person asked for each (their limits are where it
       // is asked for), on every plan, and none counts against the workspace's quotas.
       go.push(...all.filter((s) => s.delivery.event_type === SIGN_IN_EMAIL));
       const emails = all.filter((s) => s.kind === 'email' && s.delivery.event_type !== SIGN_IN_EMAIL);
-      if (emails.length === 0) continue;
-      const allowed = await this.quota.reserveEmails(workspaceId, emails.length);
-      await this.recorder.defer(
-        emails.slice(allowed).map((s) => s.delivery),
-        nextHour(),
-      );
-      const thisHour = emails.slice(0, allowed);
-      if (thisHour.length > 0) await within(thisHour, await reserved.forEmails(workspaceId, thisHour[0].delivery.plan, thisHour.length));
+      let thisHour: Sendable[] = [];
+      if (emails.length > 0) {
+        const allowed = await this.quota.reserveEmails(workspaceId, emails.length);
+        await this.recorder.defer(
+          emails.slice(allowed).map((s) => s.delivery),
+          nextHour(),
+        );
+        thisHour = emails.slice(0, allowed);
+      }
+      await within([...all.filter((s) => s.kind !== 'email'), ...thisHour], reserved.byClaim.get(workspaceId));
     }
     return go;
   }
@@ -145,28 +145,20 @@ interface Reservation {
 }
 
 /**
- * What one claim reserved of the months' attempts: in the claim's statement (deliveries to
- * endpoints that are on), then for the voter emails the hour allows. What it does not send (a
- * secret that no longer opens; everything, when settling the claim failed) is given back.
+ * What one claim reserved of the months' attempts, in the claim's statement (deliveries to
+ * endpoints that are on, emails but sign-in codes). What it does not send (a secret that no
+ * longer opens, emails the hour holds back or whose recipient unsubscribed; everything, when
+ * settling the claim failed) is given back.
  */
 class Reservations {
   readonly byClaim = new Map<string, Reservation>();
-  private readonly emails: Reservation[] = [];
   private readonly logger = new Logger('Outbox');
 
   constructor(private readonly quota: Quota) {}
 
-  async forEmails(workspaceId: string, plan: string, count: number): Promise<Reservation | undefined> {
-    const { granted, month } = await this.quota.reserveMonth(workspaceId, plan, count);
-    if (month === null) return undefined;
-    const reservation = { workspaceId, month, granted, sent: 0 };
-    this.emails.push(reservation);
-    return reservation;
-  }
-
   /** Gives back what was reserved and not sent; with `all`, everything (nothing was sent). */
   async giveBack(all: boolean): Promise<void> {
-    for (const r of [...this.byClaim.values(), ...this.emails]) {
+    for (const r of this.byClaim.values()) {
       const unused = all ? r.granted : r.granted - r.sent;
       if (unused <= 0) continue;
       await this.quota.refundAttempts(r.workspaceId, r.month, unused).catch((error: Error) => {

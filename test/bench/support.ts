@@ -5,6 +5,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Client } from 'pg';
@@ -106,7 +107,8 @@ export async function closeApi(app: NestExpressApplication, ms = 20_000): Promis
 /**
  * Starts an outbox worker process (dist/src/worker.js, or `workerJs`: another build's) and resolves once it runs. With
  * BENCH_SENDER set (`node` or `axios`), the worker is dist/test/bench/sender-worker.js, which
- * sends through that sender.
+ * sends through that sender. BENCH_WORKER_LOG=<file>: the worker's output is appended there
+ * (its warnings, each attempt's line), to find what went wrong in a run.
  */
 export function startWorker(env: Record<string, string>, workerJs?: string): Promise<ChildProcess> {
   const sender = process.env.BENCH_SENDER;
@@ -120,7 +122,9 @@ export function startWorker(env: Record<string, string>, workerJs?: string): Pro
   let output = '';
   return new Promise((resolve, reject) => {
     // Read for as long as the worker lives (a full pipe would stall it); keep the tail for errors.
+    const logFile = process.env.BENCH_WORKER_LOG;
     const seen = (chunk: Buffer) => {
+      if (logFile) appendFileSync(logFile, chunk);
       output = (output + chunk).slice(-8_192);
       if (output.includes('Outbox processor running')) resolve(child);
     };
