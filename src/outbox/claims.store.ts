@@ -203,8 +203,8 @@ const workspacesWithQueues = (scope: string | null) =>
     : `ready AS (SELECT ${scope}::uuid AS workspace_id)`;
 
 /**
- * Brings the front of each workspace's ready-queue up to date, after a claim and in its
- * transaction (so it sees the claim's leases): the due queues a claim reads (as many as
+ * On Citus, brings the front of one workspace's ready-queue ($3) up to date, after its claim and
+ * in its transaction (so it sees the claim's leases): the due queues a claim reads (as many as
  * `claimable` reads: $1 the slots, $2 a workspace's cap) get the time each may next give a
  * delivery: its first pending delivery not under lease, or for a Slack or Discord channel its
  * next turn if later. A queue with nothing pending but under lease is dropped: what is under
