@@ -63,6 +63,8 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  */
 const claimable = (scope: string | null) => {
   const only = (alias: string) => (scope === null ? '' : ` AND ${alias}.workspace_id = ${scope}::uuid`);
+  /** A queue kept: a workspace's mail, or an endpoint not deleted. */
+  const kept = `q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL`;
   return `
   WITH RECURSIVE ${workspacesWithQueues(scope)},
   flight AS (
@@ -91,7 +93,7 @@ const claimable = (scope: string | null) => {
       FROM queues q
       LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.endpoint_id${only('e')}
       LEFT JOIN flight f ON f.workspace_id = q.workspace_id AND f.queue = q.queue
-     WHERE (q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL)${scope === null ? ' AND q.seen < q.front' : ''}
+     WHERE ${scope === null ? `(${kept}) AND q.seen < q.front` : kept}
   ),
   candidates AS (
     SELECT c.*, r.kind,
@@ -115,8 +117,7 @@ const claimable = (scope: string | null) => {
   )${scope === null ? `,${firsts}` : ''}
   SELECT c.workspace_id, c.id, c.endpoint_id, c.kind${scope === null ? '' : ', c.workspace_rank AS claim_rank'}
     FROM ${scope === null ? `(SELECT workspace_id, id, endpoint_id, kind, next_attempt_at, workspace_rank FROM candidates
-          UNION ALL SELECT workspace_id, id, endpoint_id, kind, next_attempt_at, workspace_rank FROM firsts)` : 'candidates'} c
-    LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
+          UNION ALL SELECT workspace_id, id, endpoint_id, kind, next_attempt_at, workspace_rank FROM firsts)` : 'candidates'} c LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
    WHERE c.workspace_rank <= $6::integer - coalesce(w.n, 0)
    ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
    LIMIT $1`;
