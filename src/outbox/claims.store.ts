@@ -65,6 +65,8 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  */
 const claimable = (scope: string | null) => {
   const only = (alias: string) => (scope === null ? '' : ` AND ${alias}.workspace_id = ${scope}::uuid`);
+  /** A queue kept: a workspace's mail, or an endpoint not deleted. */
+  const kept = `q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL`;
   return `
   WITH RECURSIVE ${workspacesWithQueues(scope)},
   flight AS (
@@ -93,7 +95,7 @@ const claimable = (scope: string | null) => {
       FROM queues q
       LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.endpoint_id${only('e')}
       LEFT JOIN flight f ON f.workspace_id = q.workspace_id AND f.queue = q.queue
-     WHERE q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL
+     WHERE ${scope === null ? `(${kept}) AND q.seen < q.front` : kept}
   ),
   candidates AS (
     SELECT c.*, r.kind,
@@ -116,13 +118,57 @@ const claimable = (scope: string | null) => {
         ) due WHERE due.queue_rank <= r.free
       ) c
      WHERE r.free > 0
-  )
+  )${scope === null ? `,${firsts}` : ''}
   SELECT c.workspace_id, c.id, c.endpoint_id, c.kind${scope === null ? '' : ', c.workspace_rank AS claim_rank'}
-    FROM candidates c LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
+    FROM ${scope === null ? `(SELECT workspace_id, id, endpoint_id, kind, next_attempt_at, workspace_rank FROM candidates
+          UNION ALL SELECT workspace_id, id, endpoint_id, kind, next_attempt_at, workspace_rank FROM firsts)` : 'candidates'} c LEFT JOIN workspace_flight w ON w.workspace_id = c.workspace_id
    WHERE c.workspace_rank <= $6::integer - coalesce(w.n, 0)
    ORDER BY c.workspace_rank, coalesce(w.n, 0), c.next_attempt_at
    LIMIT $1`;
 };
+
+/**
+ * On one server, a workspace whose window of the ready-queue is full (it has at least as many
+ * due queues as `claimable` reads: many endpoints) gives at most one delivery per queue, so
+ * only as many of its queues are opened as it may take (`wanted`): its window is walked in
+ * `due_at` order, each queue's endpoint and caps read and its first due delivery looked up (a
+ * sign-in code first in the mail), until `wanted` of them gave one. A claim over 10,000
+ * endpoints then reads about as many queues as it takes, not every queue of every workspace's
+ * window (room and candidates, which now take the workspaces whose window is not full).
+ */
+const firsts = `
+  firsts AS (
+    SELECT o.*, row_number() OVER (PARTITION BY o.workspace_id ORDER BY o.next_attempt_at, o.id) AS workspace_rank
+      FROM (SELECT DISTINCT workspace_id, wanted, front FROM queues WHERE seen >= front AND wanted > 0) w,
+      LATERAL (
+        SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, e.kind FROM (
+          SELECT q.workspace_id, q.queue, q.endpoint_id, q.due_at FROM outbox_queues q
+           WHERE q.workspace_id = w.workspace_id AND q.due_at <= now()
+           ORDER BY q.due_at LIMIT w.front) q
+          LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.endpoint_id,
+          LATERAL (
+            SELECT due.* FROM (
+              (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, true AS asked FROM webhook_deliveries d
+                WHERE q.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = q.workspace_id AND d.endpoint_id IS NULL
+                  AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
+                  AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                ORDER BY d.next_attempt_at LIMIT 1)
+              UNION ALL
+              (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
+                WHERE d.workspace_id = q.workspace_id AND ${QUEUE} = q.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
+                  AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                ORDER BY d.next_attempt_at, d.created_at LIMIT 1)) due
+            ORDER BY due.asked DESC, due.next_attempt_at, due.created_at LIMIT 1
+          ) d
+         WHERE (q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL)
+           AND CASE WHEN e.id IS NULL THEN $5::integer
+                    WHEN e.kind <> 'webhook' THEN CASE WHEN e.next_send_at <= now() THEN 1 ELSE 0 END
+                    WHEN e.consecutive_failures >= $4::integer THEN 1
+                    ELSE $3::integer END
+               > coalesce((SELECT f.n FROM flight f WHERE f.workspace_id = q.workspace_id AND f.queue = q.queue), 0)
+         ORDER BY q.due_at LIMIT w.wanted
+      ) o
+  )`;
 
 /**
  * Queues beyond those a claim can use that it reads at the front of each workspace's
@@ -162,8 +208,8 @@ const workspacesWithQueues = (scope: string | null) =>
     : `ready AS (SELECT ${scope}::uuid AS workspace_id)`;
 
 /**
- * Brings the front of each workspace's ready-queue up to date, after a claim and in its
- * transaction (so it sees the claim's leases): the due queues a claim reads (as many as
+ * On Citus, brings the front of one workspace's ready-queue ($3) up to date, after its claim and
+ * in its transaction (so it sees the claim's leases): the due queues a claim reads (as many as
  * `claimable` reads: $1 the slots, $2 a workspace's cap) get the time each may next give a
  * delivery: its first pending delivery not under lease, or for a Slack or Discord channel its
  * next turn if later. A queue with nothing pending but under lease is dropped: what is under
@@ -175,8 +221,8 @@ const workspacesWithQueues = (scope: string | null) =>
  * statement's snapshot (its xmin differs from the one read) is left as it is: what this
  * statement read of its deliveries may be older than that change.
  */
-const front = (scope: string | null) => {
-  const only = (alias: string) => (scope === null ? '' : ` AND ${alias}.workspace_id = ${scope}::uuid`);
+const workspaceFront = (scope: string) => {
+  const only = (alias: string) => ` AND ${alias}.workspace_id = ${scope}::uuid`;
   return `
   WITH RECURSIVE ${workspacesWithQueues(scope)},
   leases AS (
@@ -221,6 +267,64 @@ const front = (scope: string | null) => {
              LEFT JOIN next n ON n.workspace_id = s.workspace_id AND n.queue = s.queue
             WHERE n.due_at IS NULL)${only('q')}`;
 };
+
+/**
+ * `front` on one server ($1 the lease's owner, $2 its length, as the claim set them): the first
+ * FRONT_MARGIN due queues of each workspace (where rows not brought up to date would hide
+ * others) and the queues this claim leased from (their deliveries leased in this transaction:
+ * the lease's end is the claim's, to the millisecond), not every queue of the claim's window
+ * (with many endpoints, `firsts` reads only as many as it takes). Each one's time is computed
+ * without a lock, and only the rows whose time changed are locked (skipping those a writer
+ * holds, and those changed since this statement's snapshot) and moved or dropped.
+ */
+const front = `
+  WITH RECURSIVE ${workspacesWithQueues(null)},
+  claimed AS (
+    SELECT DISTINCT d.workspace_id, ${QUEUE} AS queue FROM webhook_deliveries d
+     WHERE d.status = 'pending' AND d.locked_by IS NOT NULL AND d.locked_by = $1
+       AND d.locked_until = (now() + $2 * interval '1 millisecond')::timestamptz(3)
+  ),
+  seen AS (
+    SELECT q.workspace_id, q.queue, q.endpoint_id, q.due_at, q.version
+      FROM ready w, LATERAL (
+        SELECT q.workspace_id, q.queue, q.endpoint_id, q.due_at, q.xmin::text AS version FROM outbox_queues q
+         WHERE q.workspace_id = w.workspace_id AND q.due_at <= now()
+         ORDER BY q.due_at LIMIT ${FRONT_MARGIN}) q
+    UNION
+    SELECT q.workspace_id, q.queue, q.endpoint_id, q.due_at, q.xmin::text FROM claimed c
+      JOIN outbox_queues q ON q.workspace_id = c.workspace_id AND q.queue = c.queue
+  ),
+  next AS (
+    SELECT s.workspace_id, s.queue,
+           CASE WHEN e.kind <> 'webhook' THEN greatest(h.first, e.next_send_at) ELSE h.first END AS due_at
+      FROM seen s
+      LEFT JOIN LATERAL (
+        SELECT e.id, e.kind, e.next_send_at FROM webhook_endpoints e
+         WHERE e.workspace_id = s.workspace_id AND e.id = s.endpoint_id LIMIT 1) e ON true
+      LEFT JOIN LATERAL (
+        SELECT min(d.next_attempt_at) AS first FROM webhook_deliveries d
+         WHERE d.workspace_id = s.workspace_id AND ${QUEUE} = s.queue AND d.status = 'pending'
+           AND (d.locked_until IS NULL OR d.locked_until <= now())
+      ) h ON true
+     WHERE s.endpoint_id IS NULL OR e.id IS NOT NULL
+  ),
+  changed AS MATERIALIZED (
+    SELECT s.workspace_id, s.queue, s.version, n.due_at FROM seen s
+      LEFT JOIN next n ON n.workspace_id = s.workspace_id AND n.queue = s.queue
+     WHERE n.due_at IS DISTINCT FROM s.due_at
+  ),
+  held AS (
+    SELECT c.workspace_id, c.queue, c.due_at FROM changed c, LATERAL (
+      SELECT q.xmin::text AS version FROM outbox_queues q
+       WHERE q.workspace_id = c.workspace_id AND q.queue = c.queue FOR UPDATE SKIP LOCKED) k
+     WHERE k.version = c.version
+  ),
+  moved AS (
+    UPDATE outbox_queues q SET due_at = k.due_at FROM held k
+     WHERE q.workspace_id = k.workspace_id AND q.queue = k.queue AND k.due_at IS NOT NULL
+  )
+  DELETE FROM outbox_queues q USING held k
+   WHERE q.workspace_id = k.workspace_id AND q.queue = k.queue AND k.due_at IS NULL`;
 
 /**
  * The claims of the outbox's scheduler: which due deliveries this processor may send now,
@@ -270,7 +374,7 @@ export class ClaimsStore {
   private static readonly INDEX_SCANS = statement('outbox_claim_index_scans', `SET LOCAL enable_bitmapscan = off`);
   /** `front` and `expired` on one server: every workspace's, after the claim, in its transaction. */
   private static readonly EXPIRED = statement('outbox_claim_expired', expired(null));
-  private static readonly FRONT = statement('outbox_claim_front', front(null));
+  private static readonly FRONT = statement('outbox_claim_front', front);
   private static readonly NEXT_DUE = statement(
     'outbox_next_due',
     `SELECT (extract(epoch FROM min(next_attempt_at) - now()) * 1000)::integer AS due_in_ms
@@ -335,7 +439,7 @@ export class ClaimsStore {
           PLAN_QUOTAS.attempts,
         ]),
       };
-      tx.send(ClaimsStore.FRONT, [slots, this.caps[3]]);
+      tx.send(ClaimsStore.FRONT, [this.lease.owner, this.lease.ms]);
       tx.send(ClaimsStore.EXPIRED);
       return claimed;
     });
@@ -417,7 +521,7 @@ export class CitusClaimsStore extends ClaimsStore {
   );
   /** `front` ($3) and `expired` ($1) in one workspace, after its claim, in its transaction. */
   private static readonly WORKSPACE_EXPIRED = statement('outbox_claim_workspace_expired', expired('$1'));
-  private static readonly WORKSPACE_FRONT = statement('outbox_claim_workspace_front', front('$3'));
+  private static readonly WORKSPACE_FRONT = statement('outbox_claim_workspace_front', workspaceFront('$3'));
   private static readonly due = (scoped: boolean) => `
     SELECT workspace_id, count(*) FILTER (WHERE locked_by IS NOT NULL AND locked_until > now())::integer AS flight
       FROM webhook_deliveries

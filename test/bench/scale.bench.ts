@@ -38,6 +38,8 @@
  *   by one worker process into a local receiver, for each N of BENCH_ENDPOINT_SIZES (50, 1000,
  *   10000) in turn, BENCH_ENDPOINT_ROUNDS (3) rounds, the order alternating: deliveries/s from
  *   the worker's start to the last arrival, medians, each size's ratio to the first.
+ *   BENCH_BEFORE=<another build's dist/src/main.js> drains each backlog with that build's worker
+ *   too, right before or after this build's (the order alternating).
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -570,6 +572,7 @@ async function drainOnce(
   receiver: Awaited<ReturnType<typeof startReceiver>>,
   env: Record<string, string>,
   endpoints: number,
+  workerJs?: string,
 ): Promise<number> {
   await db.query('TRUNCATE delivery_attempts, webhook_deliveries, webhook_endpoints, delivery_usage, outbox_queues');
   const ids: string[] = [];
@@ -606,7 +609,7 @@ async function drainOnce(
   await db.query('VACUUM ANALYZE webhook_endpoints');
   receiver.reset();
   const started = performance.now();
-  const worker = await startWorker(env);
+  const worker = await startWorker(env, workerJs);
   try {
     if (!(await waitFor(async () => (await receiver.count()) >= BACKLOG, 10 * 60_000))) {
       throw new Error(`${endpoints} endpoints: only ${await receiver.count()} of ${BACKLOG} arrived in 10 minutes`);
@@ -629,26 +632,36 @@ async function endpointsPart(): Promise<void> {
     const db = new Client({ connectionString: database.url });
     await db.connect();
     const box = new SecretBox(env.ENCRYPTION_KEY);
-    const rates: Record<number, number[]> = {};
+    // This build's worker, and with BENCH_BEFORE (another build's dist/src/main.js) that build's
+    // worker on the same backlog right before or after it, the order alternating.
+    const builds: [string, string | undefined][] = [['this build', undefined]];
+    if (process.env.BENCH_BEFORE) builds.unshift(['before', join(process.env.BENCH_BEFORE, '..', 'worker.js')]);
+    const rates = new Map<string, Record<number, number[]>>(builds.map(([name]) => [name, {}]));
     try {
       log(`\nendpoints: a backlog of ${BACKLOG} deliveries over N endpoints (${ENDPOINT_WORKSPACES} workspaces), drained by one worker; ${ENDPOINT_ROUNDS} rounds, sizes in turn`);
+      let turn = 0;
       for (let round = 0; round < ENDPOINT_ROUNDS; round++) {
         const sizes = round % 2 === 0 ? ENDPOINT_SIZES : [...ENDPOINT_SIZES].reverse();
         for (const size of sizes) {
-          const rate = await drainOnce(db, box, workspaces, receiver, env, size);
-          (rates[size] ??= []).push(rate);
-          log(`  round ${round + 1}: ${String(size).padStart(6)} endpoints ${rate.toFixed(0).padStart(5)} deliveries/s`);
+          for (const [name, workerJs] of turn++ % 2 === 0 ? builds : [...builds].reverse()) {
+            const rate = await drainOnce(db, box, workspaces, receiver, env, size, workerJs);
+            (rates.get(name)![size] ??= []).push(rate);
+            const who = builds.length > 1 ? ` ${name.padEnd(10)}` : '';
+            log(`  round ${round + 1}: ${String(size).padStart(6)} endpoints${who} ${rate.toFixed(0).padStart(5)} deliveries/s (load average ${loadavg()[0].toFixed(1)})`);
+          }
         }
       }
     } finally {
       await db.end();
     }
-    const base = median(rates[ENDPOINT_SIZES[0]]);
-    log(`  medians (ratio to ${ENDPOINT_SIZES[0]} endpoints; issue 35's target ≥ 0.8×):`);
-    for (const size of ENDPOINT_SIZES) {
-      const m = median(rates[size]);
-      const ratio = m / base;
-      log(`    ${String(size).padStart(6)} endpoints ${m.toFixed(0).padStart(5)} deliveries/s  ${ratio.toFixed(2)}×${size === ENDPOINT_SIZES[0] ? '' : ratio >= 0.8 ? '  PASS' : '  FAIL'}`);
+    for (const [name, byBuild] of rates) {
+      const base = median(byBuild[ENDPOINT_SIZES[0]]);
+      log(`  ${builds.length > 1 ? `${name}: ` : ''}medians (ratio to ${ENDPOINT_SIZES[0]} endpoints; issue 35's target ≥ 0.8×):`);
+      for (const size of ENDPOINT_SIZES) {
+        const m = median(byBuild[size]);
+        const ratio = m / base;
+        log(`    ${String(size).padStart(6)} endpoints ${m.toFixed(0).padStart(5)} deliveries/s  ${ratio.toFixed(2)}×${size === ENDPOINT_SIZES[0] ? '' : ratio >= 0.8 ? '  PASS' : '  FAIL'}`);
+      }
     }
   } finally {
     await receiver.stop();
