@@ -152,11 +152,13 @@ const firsts = `
                 WHERE q.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = q.workspace_id AND d.endpoint_id IS NULL
                   AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
                   AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                  AND d.id <> ALL ($2::uuid[])
                 ORDER BY d.next_attempt_at LIMIT 1)
               UNION ALL
               (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
                 WHERE d.workspace_id = q.workspace_id AND ${QUEUE} = q.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
                   AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                  AND d.id <> ALL ($2::uuid[])
                 ORDER BY d.next_attempt_at, d.created_at LIMIT 1)) due
             ORDER BY due.asked DESC, due.next_attempt_at, due.created_at LIMIT 1
           ) d
