@@ -92,7 +92,7 @@ export class NameResolver implements OnApplicationShutdown {
       if (matching.length === 0) throw new LookupError(host, 'ENOTFOUND', `no IPv${family} address`);
       return matching;
     }
-    const timedOut = () => new LookupError(host, 'ETIMEOUT', `no answer within ${this.timeoutMs} ms`);
+    const timedOut = () => this.timedOut(host);
     const endsAt = Date.now() + this.timeoutMs;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(timedOut()), this.timeoutMs);
@@ -110,6 +110,10 @@ export class NameResolver implements OnApplicationShutdown {
     }
   }
 
+  private timedOut(host: string): LookupError {
+    return new LookupError(host, 'ETIMEOUT', `no answer within ${this.timeoutMs} ms`);
+  }
+
   /** A (and AAAA) at once; at the deadline, whatever family has answered is enough. */
   private query(host: string, family: 0 | 4 | 6, deadline: AbortSignal): Promise<ResolvedAddress[]> {
     const families: (4 | 6)[] = family === 0 ? [4, 6] : [family];
@@ -125,6 +129,9 @@ export class NameResolver implements OnApplicationShutdown {
         const found = families.flatMap((f) => answers.get(f) ?? []);
         if (found.length > 0) return resolve(found);
         if (deadline.aborted) return reject(deadline.reason);
+        // c-ares gives up at our deadline too (one try of timeoutMs): whichever timer fires first,
+        // no answer in time is ETIMEOUT, not a server's failure.
+        if (errors.length > 0 && errors.every((e) => e.code === 'ETIMEOUT')) return reject(this.timedOut(host));
         const missing = errors.every((e) => e.code === 'ENOTFOUND' || e.code === 'ENODATA');
         reject(new LookupError(host, missing ? 'ENOTFOUND' : 'EAI_AGAIN', errors.map((e) => e.code).join(', ') || 'no address'));
       };
