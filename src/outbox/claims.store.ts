@@ -63,6 +63,36 @@ export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<S
  * table so that the whole statement runs on that workspace's shard; each row then also answers
  * its rank in the claim.
  */
+/**
+ * How many sends a queue may have at once (before those in flight): a workspace's mail $5, a
+ * chat channel one when its pace allows, an endpoint whose circuit is open one, else $3; `e` its
+ * endpoint (null for the mail). One copy for both of the claim's paths (room and firsts).
+ */
+const queueCap = `CASE WHEN e.id IS NULL THEN $5::integer
+                WHEN e.kind <> 'webhook' THEN CASE WHEN e.next_send_at <= now() THEN 1 ELSE 0 END
+                WHEN e.consecutive_failures >= $4::integer THEN 1
+                ELSE $3::integer END`;
+
+/**
+ * The due deliveries of queue `q` (an alias with workspace_id and queue), up to `limit`, not
+ * under lease and not among the arrivals the claiming processor is still recording ($2): a
+ * sign-in code of the mail first (`asked`), then the rest oldest first. One copy for both of the
+ * claim's paths: each must leave out what its processor is still recording.
+ */
+const dueIn = (q: string, limit: string, only: string) => `
+            (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, true AS asked FROM webhook_deliveries d
+              WHERE ${q}.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = ${q}.workspace_id AND d.endpoint_id IS NULL
+                AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                AND d.id <> ALL ($2::uuid[])${only}
+              ORDER BY d.next_attempt_at LIMIT ${limit})
+            UNION ALL
+            (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
+              WHERE d.workspace_id = ${q}.workspace_id AND ${QUEUE} = ${q}.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
+                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
+                AND d.id <> ALL ($2::uuid[])${only}
+              ORDER BY d.next_attempt_at, d.created_at LIMIT ${limit})`;
+
 const claimable = (scope: string | null) => {
   const only = (alias: string) => (scope === null ? '' : ` AND ${alias}.workspace_id = ${scope}::uuid`);
   /** A queue kept: a workspace's mail, or an endpoint not deleted. */
@@ -88,10 +118,7 @@ const claimable = (scope: string | null) => {
   ),
   room AS (
     SELECT q.workspace_id, q.queue, e.kind, least(q.wanted, CASE WHEN q.seen < q.front THEN q.wanted ELSE 1 END,
-           CASE WHEN e.id IS NULL THEN $5::integer
-                WHEN e.kind <> 'webhook' THEN CASE WHEN e.next_send_at <= now() THEN 1 ELSE 0 END
-                WHEN e.consecutive_failures >= $4::integer THEN 1
-                ELSE $3::integer END - coalesce(f.n, 0)) AS free
+           ${queueCap} - coalesce(f.n, 0)) AS free
       FROM queues q
       LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.endpoint_id${only('e')}
       LEFT JOIN flight f ON f.workspace_id = q.workspace_id AND f.queue = q.queue
@@ -103,18 +130,7 @@ const claimable = (scope: string | null) => {
       FROM room r, LATERAL (
         SELECT due.* FROM (
           SELECT due.*, row_number() OVER (ORDER BY due.asked DESC, due.next_attempt_at, due.created_at) AS queue_rank FROM (
-            (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, true AS asked FROM webhook_deliveries d
-              WHERE r.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = r.workspace_id AND d.endpoint_id IS NULL
-                AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
-                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
-                AND d.id <> ALL ($2::uuid[])${only('d')}
-              ORDER BY d.next_attempt_at LIMIT r.free)
-            UNION ALL
-            (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
-              WHERE d.workspace_id = r.workspace_id AND ${QUEUE} = r.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
-                AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
-                AND d.id <> ALL ($2::uuid[])${only('d')}
-              ORDER BY d.next_attempt_at, d.created_at LIMIT r.free)) due
+            ${dueIn('r', 'r.free', only('d'))}) due
         ) due WHERE due.queue_rank <= r.free
       ) c
      WHERE r.free > 0
@@ -148,26 +164,11 @@ const firsts = `
           LEFT JOIN webhook_endpoints e ON e.workspace_id = q.workspace_id AND e.id = q.endpoint_id,
           LATERAL (
             SELECT due.* FROM (
-              (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, true AS asked FROM webhook_deliveries d
-                WHERE q.queue = '${MAIL_QUEUE}'::uuid AND d.workspace_id = q.workspace_id AND d.endpoint_id IS NULL
-                  AND d.event_type = '${SIGN_IN_EMAIL}' AND d.status = 'pending'
-                  AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
-                  AND d.id <> ALL ($2::uuid[])
-                ORDER BY d.next_attempt_at LIMIT 1)
-              UNION ALL
-              (SELECT d.workspace_id, d.id, d.endpoint_id, d.next_attempt_at, d.created_at, false FROM webhook_deliveries d
-                WHERE d.workspace_id = q.workspace_id AND ${QUEUE} = q.queue AND d.status = 'pending' AND d.event_type <> '${SIGN_IN_EMAIL}'
-                  AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
-                  AND d.id <> ALL ($2::uuid[])
-                ORDER BY d.next_attempt_at, d.created_at LIMIT 1)) due
+              ${dueIn('q', '1', '')}) due
             ORDER BY due.asked DESC, due.next_attempt_at, due.created_at LIMIT 1
           ) d
          WHERE (q.queue = '${MAIL_QUEUE}'::uuid OR e.id IS NOT NULL)
-           AND CASE WHEN e.id IS NULL THEN $5::integer
-                    WHEN e.kind <> 'webhook' THEN CASE WHEN e.next_send_at <= now() THEN 1 ELSE 0 END
-                    WHEN e.consecutive_failures >= $4::integer THEN 1
-                    ELSE $3::integer END
-               > coalesce((SELECT f.n FROM flight f WHERE f.workspace_id = q.workspace_id AND f.queue = q.queue), 0)
+           AND ${queueCap} > coalesce((SELECT f.n FROM flight f WHERE f.workspace_id = q.workspace_id AND f.queue = q.queue), 0)
          ORDER BY q.due_at LIMIT w.wanted
       ) o
   )`;
