@@ -155,6 +155,40 @@ describe('the claim’s ready-queue', () => {
     expect(await claim(ws.id)).toEqual([]);
   }, 60_000);
 
+  it('over more queues than a claim reads (one server: its `firsts` path), arrivals still being written are not claimed again when their lease ends', async () => {
+    // 40 endpoints, one delivery each: a claim of 4 slots reads a window of 16 + 4 queues, which
+    // the workspace fills, so on one server it opens only the queues it takes (`firsts`).
+    const ws = await workspace();
+    const to = await endpoints(ws.id, 40);
+    // The first four endpoints' deliveries are the oldest: claimed first, and when their leases
+    // end their queues are the first of the window (the others' 36 fill the rest).
+    const oldest = await fanOut(ws.id, to.slice(0, 4), 1);
+    await sleep(20);
+    const all = [...oldest, ...(await fanOut(ws.id, to.slice(4), 1))];
+    const first = await claim(ws.id, 4);
+    expect(first.map((row) => row.id).sort()).toEqual([...oldest].sort());
+    const [slow1, slow2, slow3, lost] = first;
+    await sleep(LEASE_MS + 200);
+    // The leases ended: their queues come back at the front of the window (their deliveries are
+    // the oldest). Three arrived and are still being written; only the fourth is taken again.
+    const writing = [slow1.id, slow2.id, slow3.id];
+    const later: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      const rows = (await claims.claim(4, writing, 'all')).filter((row) => row.workspace_id === ws.id);
+      if (rows.length === 0) break;
+      later.push(...rows.map((row) => row.id));
+      // Delivered and written at once, as a processor would: what is under lease counts
+      // against the workspace's cap (OUTBOX_WORKSPACE_CONCURRENCY).
+      for (const row of rows) await attempted(ws.id, row, null);
+    }
+    expect(later.filter((id) => writing.includes(id))).toEqual([]);
+    expect(later).toContain(lost.id);
+    expect(new Set(later).size).toBe(later.length);
+    expect([...later, ...writing].sort()).toEqual([...all].sort());
+    for (const row of [slow1, slow2, slow3]) await attempted(ws.id, row, null);
+    expect(await status(ws.id)).toEqual({ delivered: 40 });
+  }, 60_000);
+
   it('a delivery retried later brings its queue to the retry’s time, and is claimed again then, once', async () => {
     const ws = await workspace();
     const [endpoint] = await endpoints(ws.id, 1);
