@@ -55,6 +55,22 @@ describe('what the built service prints as it starts', () => {
     expect(logLines.some((line) => /SIGTERM/.test(line.msg))).toBe(true);
   }, START_MS + 10_000);
 
+  it('goes on answering when its standard output is closed (a log collector gone): the lines are lost, not the service', async () => {
+    const port = await freePort();
+    server = runBuilt('main', [], { PORT: String(port), DATA_DIR: dataDir });
+    await server.waitFor(/Listening on/, START_MS);
+    // The pipe's reading end: every later write fails with EPIPE (pino then stops writing; the
+    // periodic flush and the flush at exit must not throw either).
+    server.child.stdout!.destroy();
+    // A request line is about 300 bytes: 100 requests fill the 4 KB buffer several times over,
+    // and the periodic flush writes too.
+    for (let i = 0; i < 100; i++) expect((await fetch(`http://localhost:${port}/healthz`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.child.exitCode).toBeNull();
+    expect((await fetch(`http://localhost:${port}/healthz`)).status).toBe(200);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  }, START_MS + 10_000);
+
   it('LOG_LEVEL=debug adds Nest\'s start-up, every route mapped, at debug', async () => {
     const port = await freePort();
     server = runBuilt('main', [], { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'debug' });
