@@ -125,8 +125,11 @@ export function startWorker(env: Record<string, string>, workerJs?: string): Pro
     const logFile = process.env.BENCH_WORKER_LOG;
     const seen = (chunk: Buffer) => {
       if (logFile) appendFileSync(logFile, chunk);
-      output = (output + chunk).slice(-8_192);
-      if (output.includes('Outbox processor running')) resolve(child);
+      // Looked for before the tail is cut: one read of the pipe can hold more than the tail
+      // kept, with the line near its start (the endpoints part once waited for good).
+      const joined = output + chunk;
+      if (joined.includes('Outbox processor running')) resolve(child);
+      output = joined.slice(-8_192);
     };
     child.stdout!.on('data', seen);
     child.stderr!.on('data', seen);
