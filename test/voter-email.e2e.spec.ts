@@ -7,6 +7,7 @@ import { DeliveriesStore } from '../src/outbox/deliveries.store';
 import { FanOut } from '../src/outbox/fan-out';
 import { OutboxProcessor } from '../src/outbox/outbox.processor';
 import { PostsService } from '../src/posts/posts.service';
+import { unsubscribeToken } from '../src/notifications/unsubscribe-token';
 import { secretContext } from '../src/webhooks/endpoints.service';
 import { WorkspacesService } from '../src/workspaces/workspaces.service';
 import { createWorkspace, TestWorkspace } from './support/factories';
@@ -674,6 +675,70 @@ describe('voter email', () => {
         for (const t of others) await t.close();
       }
     }, 90_000);
+  });
+
+  describe('rendered when sent', () => {
+    // The email's row keeps no body: the message is rendered when the email is sent, from the
+    // event's data as recorded. A processor makes the row and stops; the post is renamed; then
+    // another processor sends it.
+    let smtp: MailServer;
+    const apps: TestApp[] = [];
+    beforeAll(async () => {
+      smtp = await new MailServer().start();
+    });
+    afterAll(async () => {
+      for (const t of apps) {
+        await cancelPending(t.db, workspaces).catch(() => {});
+        await t.close().catch(() => {});
+      }
+      await smtp?.close();
+    });
+
+    it('says what the status change said, though the post was renamed and moved on between fan-out and send', async () => {
+      const one = await startTestApp({ RUN_WORKER: 'true', SMTP_URL: smtp.url });
+      apps.push(one);
+      one.app.get(OutboxProcessor).stopClaiming();
+      await sleep(300); // what its start began ends
+      const { ws, api, domain } = await workspace(one);
+      const voter = await person(one, ws, 'Rene Renamed', `rene@${domain}`);
+      const created = await post(api, 'Offline mode – as it was');
+      await vote(one, ws, created.id, voter.id);
+      const planned = await setStatus(api, created.id, 'planned');
+
+      await one.app.get(FanOut).run();
+      const made: { body: string; status: string }[] = await one.db.query(
+        `SELECT body, status FROM webhook_deliveries WHERE workspace_id = $1 AND recipient IS NOT NULL`,
+        [ws.id],
+      );
+      expect(made).toEqual([{ body: '', status: 'pending' }]);
+      // No route renames a post: the row is changed by hand, as a later edit would change it.
+      const renamed = await one.db.query(
+        `UPDATE posts SET title = 'Renamed after the change', status = 'done' WHERE workspace_id = $1 AND id = $2 RETURNING id`,
+        [ws.id, created.id],
+      );
+      expect(renamed).toHaveLength(1);
+      expect(smtp.to(domain)).toEqual([]);
+      await one.close();
+
+      const two = await startTestApp({ RUN_WORKER: 'true', SMTP_URL: smtp.url });
+      apps.push(two);
+      await until('the email to Rene', () => smtp.to(domain).length >= 1);
+      const rows = await settled(two, ws.id);
+      expect(rows.map((r) => [r.recipient, r.status, r.attempt_count])).toEqual([[`rene@${domain}`, 'delivered', 1]]);
+      const [mail] = smtp.to(domain);
+      expect(mail.mail.subject).toBe('“Offline mode – as it was” is now planned');
+      expect(mail.mail.text).toContain('Offline mode – as it was');
+      expect(mail.mail.text).not.toContain('Renamed after');
+      expect(mail.mail.text).not.toContain('→ Done');
+      expect(mail.mail.text).toMatch(/Open → Planned/);
+      expect(mail.mail.text).toContain(planned.url);
+      const link = /^<(https:\/\/chorus\.test\/email\/unsubscribe\/[^>]+)>$/.exec(mail.mail.headers.get('list-unsubscribe') ?? '')?.[1];
+      // The link of today's emails: the address's token under BASE_URL, in the header and the text.
+      const token = unsubscribeToken(two.app.get(SecretBox), { workspaceId: ws.id, email: `rene@${domain}` });
+      expect(link).toBe(`https://chorus.test/email/unsubscribe/${token}`);
+      expect(mail.mail.text.replace(/\s+/g, '')).toContain(`Togetnomoreoftheseemails:${link}`);
+      expect(mail.mail.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
+    }, 60_000);
   });
 
   describe('without SMTP_URL', () => {

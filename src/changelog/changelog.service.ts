@@ -7,7 +7,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Links } from '../config/links';
 import { Database, Queryable, Tx } from '../database/sql';
 import { changelogEmail } from '../notifications/changelog-email';
-import { unsubscribeToken } from '../notifications/unsubscribe-token';
+import { unsubscribeUrl } from '../notifications/unsubscribe-token';
 import { EventsStore } from '../outbox/events.store';
 import { MailingBatch, runMailings } from '../outbox/mailing';
 import { EmailToQueue, OutboxDeliveries } from '../outbox/outbox-deliveries.service';
@@ -289,6 +289,6 @@ export class ChangelogService {
   }
 
   private unsubscribeUrl(workspaceId: string, email: string): string {
-    return `${this.config.baseUrl}/email/unsubscribe/${unsubscribeToken(this.box, { workspaceId, email })}`;
+    return unsubscribeUrl(this.config.baseUrl, this.box, { workspaceId, email });
   }
 }

@@ -23,6 +23,10 @@ export function unsubscribeToken(box: SecretBox, { workspaceId, email }: Unsubsc
   return `${workspaceId}.${address}.${macOf(box, workspaceId, normal).toString('base64url')}`;
 }
 
+/** The unsubscribe link of voter and changelog email to `email` in the workspace, under BASE_URL. */
+export const unsubscribeUrl = (baseUrl: string, box: SecretBox, who: Unsubscriber) =>
+  `${baseUrl}/email/unsubscribe/${unsubscribeToken(box, who)}`;
+
 /** Whom a token names, or null when it was not made by us (or was altered). */
 export function readUnsubscribeToken(box: SecretBox, token: string): Unsubscriber | null {
   const [workspaceId, address, mac, ...rest] = token.split('.');

@@ -26,7 +26,13 @@ export interface ClaimedDelivery {
   recipient: string | null;
   event_type: string;
   event_created_at: Date;
+  /** What is sent, made at fan-out; empty for an email rendered at send from `event_data`. */
   body: string;
+  /**
+   * For a delivery whose body is empty (a voter's email of a status change), its event's data as
+   * recorded (outbox_events.data): the channel renders the message from it; null otherwise.
+   */
+  event_data: string | null;
   attempt_count: number;
   /** The workspace's plan when it was claimed (what its quota is). */
   plan: string;

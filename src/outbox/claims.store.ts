@@ -25,6 +25,16 @@ export const EMAIL_CONCURRENCY = 32;
 const MAIL_QUEUE = '00000000-0000-0000-0000-000000000000';
 const QUEUE = `coalesce(d.endpoint_id, '${MAIL_QUEUE}'::uuid)`;
 
+/**
+ * A leased delivery's event data, read only for a delivery whose body is empty: a voter's email,
+ * which the email channel renders at send from the event as recorded (outbox_events rows stay
+ * while their deliveries do). One primary-key read per such email, in the claim's statement;
+ * `workspace` is the event's workspace (on Citus the claimed one's parameter, so that the read
+ * stays on its shard).
+ */
+const eventData = (workspace: string) =>
+  `CASE WHEN d.body = '' THEN (SELECT o.data::text FROM outbox_events o WHERE o.workspace_id = ${workspace} AND o.id = d.event_id) END AS event_data`;
+
 /** A leased delivery with its endpoint's row (all null for a voter email, or an endpoint deleted since). */
 export type ClaimedRow = ClaimedDelivery & { target_id: string | null } & Omit<SealedTarget, 'id'> & {
     /** The month's attempts the claim reserved for the workspace, in `quota_month` (null: none asked for). */
@@ -358,7 +368,7 @@ export class ClaimsStore {
          LEFT JOIN webhook_endpoints e ON e.workspace_id = c.workspace_id AND e.id = c.endpoint_id
         WHERE d.workspace_id = c.workspace_id AND d.id = c.id AND d.status = 'pending'
         RETURNING d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
-                  d.attempt_count, w.plan,
+                  ${eventData('d.workspace_id')}, d.attempt_count, w.plan,
                   e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets,
                   CASE WHEN d.endpoint_id IS NULL THEN d.event_type <> '${SIGN_IN_EMAIL}' ELSE coalesce(e.enabled, false) END AS counted
      ),
@@ -519,7 +529,7 @@ export class CitusClaimsStore extends ClaimsStore {
        LEFT JOIN webhook_endpoints e ON e.workspace_id = $7::uuid AND e.id = c.endpoint_id
       WHERE d.workspace_id = $7::uuid AND d.id = c.id AND d.status = 'pending'
       RETURNING c.claim_rank, d.workspace_id, d.id, d.endpoint_id, d.recipient, d.event_type, d.event_created_at, d.body,
-                d.attempt_count, w.plan,
+                ${eventData('$7::uuid')}, d.attempt_count, w.plan,
                 e.id AS target_id, e.kind, e.url_sealed, e.enabled, e.secret_sealed, e.rotated_secrets`,
   );
   /** `front` ($3) and `expired` ($1) in one workspace, after its claim, in its transaction. */

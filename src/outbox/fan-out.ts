@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SecretBox } from '../common/secret-box';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Injectable, Logger } from '@nestjs/common';
 import { Database } from '../database/sql';
-import { PostStatusChangedData } from '../notifications/chat-messages';
-import { unsubscribeToken } from '../notifications/unsubscribe-token';
 import { DeliveriesStore, NewDelivery } from './deliveries.store';
 import { EndpointsStore } from './endpoints.store';
 import { EventsStore } from './events.store';
 import { Look } from './look';
 import { MailingBatch, runMailings } from './mailing';
-import { emailBody, endpointBody, OutboxEvent, statusChangeForVoters } from './messages';
+import { endpointBody, OutboxEvent, statusChangeForVoters, VOTER_EMAIL_BODY } from './messages';
 import { VoterMailingsStore } from './voter-mailings.store';
 
 export const FAN_OUT_BATCH = 200;
@@ -21,8 +17,9 @@ export const VOTER_MAIL_BATCH = 500;
  * Turns committed events into deliveries, in batches: one per endpoint that was enabled and
  * subscribed to the type when the event happened (the event row keeps their ids), and for a
  * real status change one email per voter with an address (not its author, not unsubscribed)
- * when the board has `notify_voters` on. A free workspace gets neither. Each body is
- * serialised here, once. The voters' emails are not made in the event's batch: it records a
+ * when the board has `notify_voters` on. A free workspace gets neither. Each endpoint's body
+ * is serialised here, once; a voter's email is made with an empty body (VOTER_EMAIL_BODY) and
+ * rendered when sent, from the event's data as recorded. The voters' emails are not made in the event's batch: it records a
  * mailing job (voter_mailings) with the dispatch, and `runMailings` makes the emails in keyset
  * batches of `batchSize` voters, each batch one transaction, the job's progress with it.
  */
@@ -32,8 +29,6 @@ export class FanOut {
 
   constructor(
     private readonly db: Database,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly box: SecretBox,
     private readonly events: EventsStore,
     private readonly endpoints: EndpointsStore,
     private readonly deliveries: DeliveriesStore,
@@ -106,7 +101,7 @@ export class FanOut {
                 : [];
             inline += voters.length;
             for (const to of voters) {
-              add(event, randomUUID(), null, to, emailBody(change, to, this.unsubscribeUrl(event.workspace_id, to)));
+              add(event, randomUUID(), null, to, VOTER_EMAIL_BODY);
             }
             if (voters.length < limit) continue;
             this.mailingsMade = true;
@@ -151,8 +146,8 @@ export class FanOut {
   /**
    * One batch of a status change's voter emails, in one transaction: the next `batchSize`
    * voters by address after the last one queued (the voters as votersToEmail gives them: with
-   * an address, not the actor, not unsubscribed, the board's notify_voters on), each email's
-   * body rendered here as before, and where the batches stand. A crash between batches loses
+   * an address, not the actor, not unsubscribed, the board's notify_voters on), each email
+   * with an empty body (rendered when sent), and where the batches stand. A crash between batches loses
    * nothing: the next batch begins after the last address committed.
    */
   private async mailBatch(workspaceId: string, eventId: string): Promise<MailingBatch> {
@@ -161,7 +156,6 @@ export class FanOut {
       if (!job) return 'held';
       const voters = await this.deliveries.votersToEmail(tx, workspaceId, job.post_id, job.board_id, job.actor_id, job.mail_after, this.batchSize);
       if (voters.length > 0) {
-        const change = JSON.parse(job.data) as PostStatusChangedData;
         this.deliveries.insertMany(
           tx,
           voters.map((to) => ({
@@ -172,7 +166,7 @@ export class FanOut {
             event_id: eventId,
             event_type: job.event_type,
             event_created_at: job.event_created_at,
-            body: emailBody(change, to, this.unsubscribeUrl(workspaceId, to)),
+            body: VOTER_EMAIL_BODY,
           })),
         );
       }
@@ -180,9 +174,5 @@ export class FanOut {
       this.mailings.mailed(tx, workspaceId, eventId, done ? null : voters[voters.length - 1]);
       return done ? 'done' : 'more';
     });
-  }
-
-  private unsubscribeUrl(workspaceId: string, email: string): string {
-    return `${this.config.baseUrl}/email/unsubscribe/${unsubscribeToken(this.box, { workspaceId, email })}`;
   }
 }

@@ -176,6 +176,7 @@ const claimedDelivery = (row: ClaimedRow): ClaimedDelivery => ({
   event_type: row.event_type,
   event_created_at: row.event_created_at,
   body: row.body,
+  event_data: row.event_data,
   attempt_count: row.attempt_count,
   plan: row.plan,
 });

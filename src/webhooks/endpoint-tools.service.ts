@@ -46,6 +46,7 @@ export class EndpointToolsService {
       event_type: 'ping',
       event_created_at: createdAt,
       body: '',
+      event_data: null,
       attempt_count: 0,
       plan: owner.plan,
     };
