@@ -477,10 +477,10 @@ async function main() {
   const similarFigures: { name: string; title: string; rows: number; dbMs: number; buffers: number; p50: number; p95: number; p95s: number[]; max: number; plan: string[] }[] = [];
   for (const c of similarCases) {
     const params = [sim.id, sim.boards[0], c.title, 0];
-    const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${SIMILAR}`, params)).rows.map((r) => r['QUERY PLAN'] as string);
+    const plan = (await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${SIMILAR.text}`, params)).rows.map((r) => r['QUERY PLAN'] as string);
     log(`\n=== similar: ${c.name}  title ${JSON.stringify(c.title)}`);
     log(plan.join('\n'));
-    const work = await dbWork([{ sql: SIMILAR, params }]);
+    const work = await dbWork([{ sql: SIMILAR.text, params }]);
     similarFigures.push({ name: c.name, title: c.title, rows: 0, dbMs: work.ms, buffers: work.buffers, p50: 0, p95: 0, p95s: [], max: 0, plan });
   }
   const similarTimes = similarCases.map(() => [] as number[][]);
