@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database, named, Queryable, Sql, statement, Tx } from '../database/sql';
+import { Database, named, Queryable, Sql, Statement, statement, Tx } from '../database/sql';
 import type { Page } from '../common/page.query';
 import type { ModerationState, PostCategory, PostStatus } from './post.entity';
 import { PostRow, postSelect } from './post.mapper';
@@ -265,11 +265,20 @@ const weight = (i: number) => `CASE WHEN strpos(c.lt, f.w${i}) > 0 THEN f.g${i} 
  * most of its words). A word absent from the newest posts but frequent among older ones is read
  * from the index whole: slower (tens of ms at a hundred thousand posts holding it), still right.
  *
- * Sent as text, not by name: planned for its values at each call (about 1 ms). A generic plan
- * takes every workspace and board to be small, and read the board's posts from
- * posts_new_board_idx to AND them with a probe's (a million entries, 150 ms).
+ * Sent by name, and planned once per connection (its generic plan, which PostgreSQL keeps after
+ * 5 executions: its cost is that of the plans made for values). Sent as text and planned at
+ * each call, planning took about 1 ms quiet and 2 to 8 ms at load 10. A generic plan takes
+ * every workspace and board to be small: with the board tested in a probe's scan, it read the
+ * board's posts from posts_new_board_idx to AND them with the probe's (a million entries, 150
+ * ms). So a probe's scan has no condition on the board, and the only index it can read is
+ * posts_similar_words_idx: its LIMIT keeps the board's test out of it (a condition is never
+ * moved into a subquery with a LIMIT), and the test drops, after it, only the posts of another
+ * workspace or board whose keys hold the probe's (a collision of 64-bit hashes). With the test
+ * before the LIMIT, the generic plan expected the board to keep one row in 5,000 (so no row
+ * saved by the LIMIT): its cost, 290,000, turned JIT on (30 ms). `scope`: what a probe's scan
+ * is also limited by (on Citus the workspace, to stay in one shard).
  */
-export const SIMILAR = `WITH title AS MATERIALIZED (
+const similarText = (scope: string) => `WITH title AS MATERIALIZED (
      SELECT array(SELECT t.w FROM unnest(chorus_title_words($3)) t(w) ORDER BY length(t.w) DESC, t.w LIMIT ${SIMILAR_WORDS}) AS w),
    words AS MATERIALIZED (SELECT ${each((i) => `a.w[${i}] AS w${i}`, ', ')} FROM title a),
    sample AS MATERIALIZED (
@@ -290,11 +299,12 @@ export const SIMILAR = `WITH title AS MATERIALIZED (
        SELECT t.w FROM terms t WHERE t.w <> a.w ORDER BY t.c, length(t.w) DESC, t.w LIMIT 3) o),
    found AS (
      SELECT DISTINCT ON (x.id) x.id, x.title, x.votes FROM probes pr CROSS JOIN LATERAL (
-       SELECT p.id, p.title, p.votes FROM posts p
-        WHERE p.workspace_id = $1 AND p.board_id = $2
-          AND chorus_title_word_keys(p.workspace_id, p.board_id, p.title) @> chorus_title_word_keys($1, $2, pr.probe)
-          AND p.merged_into_id IS NULL AND p.moderation = 'approved' AND p.id <> $4
-        LIMIT ${SIMILAR_PER_PROBE}) x
+       SELECT p.id, p.title, p.votes FROM (
+         SELECT p.id, p.title, p.votes, p.workspace_id, p.board_id FROM posts p
+          WHERE ${scope}chorus_title_word_keys(p.workspace_id, p.board_id, p.title) @> chorus_title_word_keys($1, $2, pr.probe)
+            AND p.merged_into_id IS NULL AND p.moderation = 'approved' AND p.id <> $4
+          LIMIT ${SIMILAR_PER_PROBE}) p
+        WHERE p.workspace_id = $1 AND p.board_id = $2) x
       WHERE x.id NOT IN (SELECT s.id FROM sample s)
       ORDER BY x.id),
    candidates AS (
@@ -311,6 +321,8 @@ export const SIMILAR = `WITH title AS MATERIALIZED (
    SELECT r.*, best.similarity FROM (${postSelect(`(SELECT p.* FROM best JOIN posts p ON p.workspace_id = $1 AND p.id = best.id)`)}) r
      JOIN best ON best.id = r.id
     ORDER BY best.similarity DESC, r.votes DESC, r.id DESC`;
+export const SIMILAR = statement('post_similar', similarText(''));
+const CITUS_SIMILAR = statement('post_similar_citus', similarText('p.workspace_id = $1 AND '));
 
 /**
  * The posts, votes and status_changes tables: every statement that reads or writes them for
@@ -382,6 +394,11 @@ export class PostsStore {
     );
   }
 
+  /** The similar posts' statement: a probe's fenced index scan limited by its keys alone on one server. */
+  protected similarStatement(): Statement {
+    return SIMILAR;
+  }
+
   /** What the search keys' index scan is also limited by: nothing more on one server. */
   protected searchScope(): string {
     return '';
@@ -393,7 +410,7 @@ export class PostsStore {
 
   /** Up to SIMILAR_LIMIT posts of a board whose titles are most like `title`, best first, each with its similarity. */
   similar(workspaceId: string, boardId: string, title: string, exceptId = 0): Promise<(PostRow & { similarity: number })[]> {
-    return this.db.rows(SIMILAR, [workspaceId, boardId, title, exceptId]);
+    return this.db.rows(this.similarStatement(), [workspaceId, boardId, title, exceptId]);
   }
 
   async exists(workspaceId: string, id: number): Promise<boolean> {
@@ -596,6 +613,11 @@ export class CitusPostsStore extends PostsStore {
   /** Else the search keys' candidates are looked for in every shard. */
   protected override searchScope(): string {
     return 'p.workspace_id = $1 AND ';
+  }
+
+  /** Else a probe's posts are looked for in every shard. */
+  protected override similarStatement(): Statement {
+    return CITUS_SIMILAR;
   }
 
   override async create(tx: Tx, workspaceId: string, post: NewPostRow): Promise<PostRow | undefined> {
