@@ -92,15 +92,14 @@ export class NameResolver implements OnApplicationShutdown {
       if (matching.length === 0) throw new LookupError(host, 'ENOTFOUND', `no IPv${family} address`);
       return matching;
     }
-    const timedOut = () => this.timedOut(host);
     const endsAt = Date.now() + this.timeoutMs;
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(timedOut()), this.timeoutMs);
+    const timer = setTimeout(() => deadline.abort(this.timedOut(host)), this.timeoutMs);
     try {
       const release = await this.slots.acquire(workspaceId, deadline.signal);
       try {
         // A slot freed by another lookup's deadline can come in the same instant as ours.
-        if (Date.now() >= endsAt) throw timedOut();
+        if (Date.now() >= endsAt) throw this.timedOut(host);
         return await this.query(host, family, deadline.signal);
       } finally {
         release();
