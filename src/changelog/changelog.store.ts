@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Database, named, Queryable, statement, Tx } from '../database/sql';
 import { PostRow, postSelect } from '../posts/post.mapper';
+import { ISO_TIMESTAMPS } from '../database/timestamps';
 import type { EntryState, EntryType } from './changelog-entry';
 
 /** An entry as its table keeps it. */
@@ -133,6 +134,7 @@ export class ChangelogStore {
            FROM (${postSelect()} WHERE p.workspace_id = $1 AND p.id = l.post_id AND p.moderation = 'approved') q) x
       WHERE l.workspace_id = $1 AND l.entry_id = ANY ($2::bigint[])
       ORDER BY l.entry_id, l.post_id`,
+    ISO_TIMESTAMPS,
   );
   private static readonly PUBLISH = statement(
     'changelog_publish',

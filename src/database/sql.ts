@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
+import type { CustomTypesConfig, Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DatabaseError } from 'pg';
 
 /**
@@ -11,9 +11,11 @@ export interface Statement {
   /** Readable in pg_prepared_statements; unique per text (two texts under one name are a bug). */
   readonly name: string;
   readonly text: string;
+  /** How its columns are read, when not as pg reads them (see ISO_TIMESTAMPS). */
+  readonly types?: CustomTypesConfig;
 }
 
-export const statement = (name: string, text: string): Statement => ({ name, text });
+export const statement = (name: string, text: string, types?: CustomTypesConfig): Statement => (types ? { name, text, types } : { name, text });
 
 const namedTexts = new Map<string, Statement>();
 /** Texts `named` names at most: past them, a new text is sent unnamed. */
@@ -24,17 +26,20 @@ const MAX_NAMED = 200;
  * that each variant is parsed once per connection; past MAX_NAMED texts, the text itself
  * (parsed and planned at each call).
  */
-export function named(label: string, text: string): Sql {
+export function named(label: string, text: string, types?: CustomTypesConfig): Sql {
   let found = namedTexts.get(text);
   if (!found) {
-    if (namedTexts.size >= MAX_NAMED) return text;
-    namedTexts.set(text, (found = statement(`${label}_${namedTexts.size + 1}`, text)));
+    if (namedTexts.size >= MAX_NAMED) return types ? { text, types } : text;
+    namedTexts.set(text, (found = statement(`${label}_${namedTexts.size + 1}`, text, types)));
   }
   return found;
 }
 
-/** SQL as a Statement (sent by name) or as text (parsed and planned for its values at each call). */
-export type Sql = Statement | string;
+/**
+ * SQL as a Statement (sent by name), or as text (parsed and planned for its values at each
+ * call), alone or with how its columns are read.
+ */
+export type Sql = Statement | string | { readonly name?: undefined; readonly text: string; readonly types: CustomTypesConfig };
 
 /** What stores read and write through: the pool outside a transaction, or one transaction. */
 export interface Queryable {
@@ -63,12 +68,16 @@ let clients = 0;
 /**
  * Statement names are made unique to a connection: the embedded database is one session,
  * shared by every connection and process that talks to it, and refuses a name given twice.
+ * Each connection keeps the names it made, so that a statement's name is one string on every
+ * call (pg looks prepared statements up by it).
  */
-const suffixes = new WeakMap<PoolClient, string>();
-const suffixOf = (client: PoolClient): string => {
-  let suffix = suffixes.get(client);
-  if (suffix === undefined) suffixes.set(client, (suffix = `_${processToken}${(++clients).toString(36)}`));
-  return suffix;
+const namesOn = new WeakMap<PoolClient, { suffix: string; names: Map<Statement, string> }>();
+const nameOn = (client: PoolClient, sql: Statement): string => {
+  let mine = namesOn.get(client);
+  if (mine === undefined) namesOn.set(client, (mine = { suffix: `_${processToken}${(++clients).toString(36)}`, names: new Map() }));
+  let name = mine.names.get(sql);
+  if (name === undefined) mine.names.set(sql, (name = sql.name + mine.suffix));
+  return name;
 };
 
 /**
@@ -89,7 +98,11 @@ const listened = (client: PoolClient): PoolClient => {
 const queryConfig = (client: PoolClient, sql: Sql, params: readonly unknown[]): QueryConfig =>
   typeof sql === 'string'
     ? { text: sql, values: params as unknown[] }
-    : { name: sql.name + suffixOf(client), text: sql.text, values: params as unknown[] };
+    : sql.name === undefined
+      ? { text: sql.text, values: params as unknown[], types: sql.types }
+      : sql.types
+        ? { name: nameOn(client, sql), text: sql.text, values: params as unknown[], types: sql.types }
+        : { name: nameOn(client, sql), text: sql.text, values: params as unknown[] };
 
 /**
  * Runs one statement on `client`, answered through pg's callback. pg's own promise form

@@ -14,8 +14,9 @@ export interface PostRow {
   pinned: boolean;
   moderation: ModerationState;
   author_id: string;
-  created_at: Date;
-  updated_at: Date;
+  /** ISO 8601 in UTC, as the API shows it: read through ISO_TIMESTAMPS. */
+  created_at: string;
+  updated_at: string;
   board_id: string;
   board_slug: string;
   board_name: string;
@@ -169,7 +170,7 @@ export function toPostResponse(row: PostRow, workspaceSlug: string, links: Links
     moderation: row.moderation,
     url: links.post(workspaceSlug, row.board_slug, id, row.title),
     admin_url: links.postAdmin(id),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }

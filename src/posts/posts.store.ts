@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database, named, Queryable, Sql, Statement, statement, Tx } from '../database/sql';
+import { ISO_TIMESTAMPS } from '../database/timestamps';
 import type { Page } from '../common/page.query';
 import type { ModerationState, PostCategory, PostStatus } from './post.entity';
 import { PostRow, postSelect } from './post.mapper';
@@ -79,8 +80,9 @@ const CREATE = statement(
           RETURNING *),
         vote AS (INSERT INTO votes (workspace_id, post_id, person_id) SELECT workspace_id, id, author_id FROM inserted)
    ${postSelect('inserted')}`,
+  ISO_TIMESTAMPS,
 );
-const GET = statement('post_get', `${postSelect()} WHERE p.workspace_id = $1 AND p.id = $2`);
+const GET = statement('post_get', `${postSelect()} WHERE p.workspace_id = $1 AND p.id = $2`, ISO_TIMESTAMPS);
 const LOCK = statement(
   'post_lock',
   `SELECT id, status, merged_into_id, moderation, author_id FROM posts WHERE workspace_id = $1 AND id = ANY ($2::bigint[]) ORDER BY id FOR UPDATE`,
@@ -321,8 +323,8 @@ const similarText = (scope: string) => `WITH title AS MATERIALIZED (
    SELECT r.*, best.similarity FROM (${postSelect(`(SELECT p.* FROM best JOIN posts p ON p.workspace_id = $1 AND p.id = best.id)`)}) r
      JOIN best ON best.id = r.id
     ORDER BY best.similarity DESC, r.votes DESC, r.id DESC`;
-export const SIMILAR = statement('post_similar', similarText(''));
-const CITUS_SIMILAR = statement('post_similar_citus', similarText('p.workspace_id = $1 AND '));
+export const SIMILAR = statement('post_similar', similarText(''), ISO_TIMESTAMPS);
+const CITUS_SIMILAR = statement('post_similar_citus', similarText('p.workspace_id = $1 AND '), ISO_TIMESTAMPS);
 
 /**
  * The posts, votes and status_changes tables: every statement that reads or writes them for
@@ -357,13 +359,13 @@ export class PostsStore {
     const order = ORDER[query.sort];
     params.push(query.limit + 1, query.offset);
     const [limit, offset] = [`$${params.length - 1}`, `$${params.length}`];
-    const read = (page: string, values = params) => this.db.rows<PostRow>(named('post_list', `${postSelect(page)} ORDER BY ${order}`), values);
+    const read = (page: string, values = params) => this.db.rows<PostRow>(named('post_list', `${postSelect(page)} ORDER BY ${order}`, ISO_TIMESTAMPS), values);
     if (search.length === 0) {
       // Without search terms the text depends only on which conditions there are: made once for each.
       const shape = `${query.boardId ? 'b' : ''}${query.publicOnly ? 'p' : ''}${query.status ? 's' : ''}${query.includeMerged ? 'm' : ''} ${query.sort}`;
       let sql = pagesByShape.get(shape);
       if (!sql) {
-        sql = named('post_list', `${postSelect(`(SELECT * FROM posts p WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`)} ORDER BY ${order}`);
+        sql = named('post_list', `${postSelect(`(SELECT * FROM posts p WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset})`)} ORDER BY ${order}`, ISO_TIMESTAMPS);
         pagesByShape.set(shape, sql);
       }
       return this.db.rows<PostRow>(sql, params);

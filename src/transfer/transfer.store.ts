@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Queryable, statement, Tx } from '../database/sql';
+import { ISO_TIMESTAMPS } from '../database/timestamps';
 import type { PostRow } from '../posts/post.mapper';
 
 /** What a record of a source became here: `imported_records.kind`. */
@@ -75,6 +76,7 @@ const SQL = {
        LEFT JOIN posts m ON m.workspace_id = $1 AND m.id = p.merged_into_id
        LEFT JOIN boards mb ON mb.workspace_id = $1 AND mb.id = m.board_id
       ORDER BY p.id`,
+    ISO_TIMESTAMPS,
   ),
   votes: statement(
     'transfer_votes',
