@@ -44,6 +44,8 @@ describe('ISO_TIMESTAMPS', () => {
     expect(isoTimestamp('2026-11-27 21:36:58.1-03:30')).toBe('2026-11-28T01:06:58.100Z');
     expect(isoTimestamp('2026-11-28 01:06:58.7+10')).toBe('2026-11-27T15:06:58.700Z');
     expect(() => isoTimestamp('infinity')).toThrow(TypeError); // as reading pg's Infinity with toISOString() did
+    // Another DateStyle (SQL's, with a numeric zone) is not taken for ISO's: pg cannot read it either.
+    expect(() => isoTimestamp('28/11/2026 01:06:58.123456 +00')).toThrow(TypeError);
   });
 
   it('is how a statement, a named text and a text with types are read; without it, timestamps are Dates', async () => {

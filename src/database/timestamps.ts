@@ -15,10 +15,12 @@ const parseDate = types.getTypeParser(TIMESTAMPTZ, 'text') as (text: string) => 
  */
 export function isoTimestamp(text: string): string {
   const length = text.length;
-  if (length < 22 || text.charCodeAt(10) !== 32 || text.charCodeAt(length - 3) !== 43 || text.charCodeAt(length - 2) !== 48 || text.charCodeAt(length - 1) !== 48) {
-    return parseDate(text).toISOString();
-  }
+  const at = (index: number) => text.charCodeAt(index);
   // `YYYY-MM-DD HH:MM:SS`, then `.` and 1 to 6 digits or nothing, then `+00`.
+  const utcIso =
+    length >= 22 && length <= 29 && at(4) === 45 && at(7) === 45 && at(10) === 32 && at(13) === 58 && at(16) === 58 &&
+    at(length - 3) === 43 && at(length - 2) === 48 && at(length - 1) === 48;
+  if (!utcIso) return parseDate(text).toISOString();
   const fraction = length === 22 ? '000' : length === 24 ? `${text[20]}00` : length === 25 ? `${text.slice(20, 22)}0` : text.slice(20, 23);
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fraction}Z`;
 }
