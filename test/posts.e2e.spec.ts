@@ -735,6 +735,30 @@ describe('PATCH /api/v1/posts/{id}', () => {
 // POST /api/v1/posts/{id}/merge
 // ---------------------------------------------------------------------------------------------
 
+describe('posts as the services read them', () => {
+  // The API's JSON would look the same with a Date in place of the text (JSON.stringify writes
+  // it with toISOString), but the pages and feeds print the text as it is: every read of posts
+  // takes ISO_TIMESTAMPS.
+  it('carries created_at and updated_at as ISO 8601 text from every read: get, list, similar, and the answer to a create', async () => {
+    const ws = await newWorkspace();
+    const posts = t.app.get(PostsService);
+    const made = await createPost(clientFor(ws), { title: 'Timestamps as text please' });
+    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    const read = [
+      made,
+      await posts.get(ws.actor, made.id),
+      ...(await posts.list(ws.actor, { sort: 'new', includeMerged: false, limit: 5, offset: 0 })).data,
+      ...(await posts.similar(ws.actor, { board: 'ideas', title: 'Timestamps as text please' })),
+    ];
+    expect(read.length).toBeGreaterThanOrEqual(4);
+    for (const post of read) {
+      expect(typeof post.created_at).toBe('string');
+      expect(post.created_at).toMatch(iso);
+      expect(post.updated_at).toMatch(iso);
+    }
+  });
+});
+
 describe('POST /api/v1/posts/{id}/merge', () => {
   let ws: TestWorkspace;
   let api: Client;

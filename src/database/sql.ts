@@ -98,11 +98,7 @@ const listened = (client: PoolClient): PoolClient => {
 const queryConfig = (client: PoolClient, sql: Sql, params: readonly unknown[]): QueryConfig =>
   typeof sql === 'string'
     ? { text: sql, values: params as unknown[] }
-    : sql.name === undefined
-      ? { text: sql.text, values: params as unknown[], types: sql.types }
-      : sql.types
-        ? { name: nameOn(client, sql), text: sql.text, values: params as unknown[], types: sql.types }
-        : { name: nameOn(client, sql), text: sql.text, values: params as unknown[] };
+    : { name: sql.name === undefined ? undefined : nameOn(client, sql), text: sql.text, values: params as unknown[], types: sql.types };
 
 /**
  * Runs one statement on `client`, answered through pg's callback. pg's own promise form
