@@ -193,6 +193,11 @@ describe('chorus CLI', () => {
     expect(unknownMember.stdout).toBe('');
     expect(unknownMember.stderr).toMatch(/No such member/);
 
+    const noWorkspace = await cli('board', 'list', '--workspace', 'no-such-workspace');
+    expect(noWorkspace.code).toBe(1);
+    expect(noWorkspace.stdout).toBe('');
+    expect(noWorkspace.stderr).toBe('error: No such workspace "no-such-workspace".\n');
+
     const reserved = await cli('workspace', 'create', '--name', 'Admin', '--slug', 'admin', '--plan', 'pro');
     expect(reserved.code).toBe(1);
     expect(reserved.stderr).toMatch(/slug: must not be one of the service's own paths: admin, api, assets, docs, email, embed, healthz, metrics, readyz/);

@@ -29,8 +29,9 @@ export class AppError extends Error {
     return ERROR_STATUS[this.code];
   }
 
-  static notFound(what = 'resource'): AppError {
-    return new AppError('not_found', `No such ${what} in this workspace.`);
+  /** `No such <what> in this workspace.`; a workspace itself is looked for in no workspace (`within` null). */
+  static notFound(what = 'resource', within: string | null = 'this workspace'): AppError {
+    return new AppError('not_found', `No such ${what}${within === null ? '' : ` in ${within}`}.`);
   }
 
   static invalid(field: string, problem: string): AppError {

@@ -68,7 +68,7 @@ export class WorkspacesService {
 
   async findBySlug(slug: string): Promise<WorkspaceEntity> {
     const workspace = await this.store.workspaceBySlug(slug);
-    if (!workspace) throw AppError.notFound(`workspace "${slug}"`);
+    if (!workspace) throw AppError.notFound(`workspace "${slug}"`, null);
     return workspace;
   }
 
@@ -97,7 +97,7 @@ export class WorkspacesService {
   async setModeration(slug: string, moderation: ModerationMode): Promise<WorkspaceEntity> {
     if (!(MODERATION_MODES as readonly string[]).includes(moderation)) throw AppError.invalid('moderation', `must be one of ${MODERATION_MODES.join(', ')}`);
     const saved = await this.store.setModeration(slug, moderation);
-    if (!saved) throw AppError.notFound(`workspace "${slug}"`);
+    if (!saved) throw AppError.notFound(`workspace "${slug}"`, null);
     return saved;
   }
 
@@ -118,7 +118,7 @@ export class WorkspacesService {
 
   async setPlan(slug: string, plan: Plan): Promise<WorkspaceEntity> {
     const saved = await this.store.setPlan(slug, plan);
-    if (!saved) throw AppError.notFound(`workspace "${slug}"`);
+    if (!saved) throw AppError.notFound(`workspace "${slug}"`, null);
     await announceCallersChange(this.db);
     this.callers.clear(); // other processes hear of it through the database (see CallerCache)
     return saved;
@@ -234,7 +234,7 @@ export class WorkspacesService {
 
   async signInRules(workspaceId: string): Promise<SignInRules> {
     const rules = await this.store.signInRules(workspaceId);
-    if (!rules) throw AppError.notFound('workspace');
+    if (!rules) throw AppError.notFound('workspace', null);
     return rules;
   }
 

@@ -40,6 +40,11 @@ export const onEmbeddedDatabase = (): boolean =>
  * any workspace's deliveries with its own configuration (retry schedule, private targets), so
  * only the tests about deliveries run one (see processor-lock.ts). `PORT` chooses the port (a
  * test whose PUBLIC_BASE_URL must name it), else any free one.
+ * On Citus a statement may take 30 s, not the 5 s of DATABASE_STATEMENT_TIMEOUT_MS's default:
+ * there three PostgreSQL servers, two test files and their processes share two cores, at loads
+ * of 10 to 16, and a statement of outbox-many-queues (its setup's or a claim's over 2,000
+ * queues: pg's error does not say) was cancelled at 5 s in two runs of test:citus, though none
+ * of its statements takes 300 ms alone. A test about the timeout sets its own.
  */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
@@ -50,6 +55,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RUN_WORKER: 'false',
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     LOG_LEVEL: 'error',
+    ...(process.env.CHORUS_TEST_CITUS === 'true' ? { DATABASE_STATEMENT_TIMEOUT_MS: '30000' } : {}),
     ...env,
   });
   const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };

@@ -51,7 +51,7 @@ export class SiteService {
       const found = await this.workspaces.findBySlug(slug).catch((error) => (error instanceof AppError ? null : Promise.reject(error)));
       return found && { id: found.id, slug: found.slug, name: found.name };
     });
-    if (!workspace) throw AppError.notFound('workspace');
+    if (!workspace) throw AppError.notFound('workspace', null);
     return workspace;
   }
 
