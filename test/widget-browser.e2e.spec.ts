@@ -199,7 +199,7 @@ describeInBrowser('the widget in Chromium (third-party cookies blocked)', () => 
     await ctx.close();
   });
 
-  it('identify() before the panel is opened signs in; a top-level /embed page acts on no message', async () => {
+  it('identify() before the panel is opened, or while it is closed, signs in when it opens; a top-level /embed page acts on no message', async () => {
     const { sign } = await ssoSigner(t.app, ws.id);
     const ctx = await newContext();
     const page = await ctx.newPage();
@@ -207,8 +207,25 @@ describeInBrowser('the widget in Chromium (third-party cookies blocked)', () => 
     await page.waitForFunction(() => (globalThis as any).Chorus !== undefined);
     const token = await sign({ email: `early-${run}@example.com`, name: 'Earl Early' }, { expiresIn: '5m' });
     await page.evaluate((jwt) => (globalThis as any).Chorus.identify(jwt), token);
+    // Nothing loads in the hidden panel (a cross-site frame that loaded and signed in hidden was
+    // once left blank by Chromium): the frame loads, and signs in, once it is opened.
+    await sleep(500);
+    expect(page.frames().filter((f) => f.url().includes('/embed/'))).toEqual([]);
     await page.getByRole('button', { name: 'Feedback' }).click();
-    await page.frameLocator('iframe[title="Feedback board"]').getByText('Signed in as Earl Early').waitFor();
+    const panelFrame = page.frameLocator('iframe[title="Feedback board"]');
+    await panelFrame.getByText('Signed in as Earl Early').waitFor();
+
+    // Closed, then identify() again: the token waits for the panel to open.
+    await page.getByRole('button', { name: 'Close' }).click();
+    const frame = await embedFrame(page);
+    const before = frame.url();
+    const later = await sign({ email: `late-${run}@example.com`, name: 'Late Lee' }, { expiresIn: '5m' });
+    await page.evaluate((jwt) => (globalThis as any).Chorus.identify(jwt), later);
+    await sleep(500);
+    expect(frame.url()).toBe(before);
+    expect(await frame.getByText('Signed in as Earl Early').count()).toBe(1);
+    await page.getByRole('button', { name: 'Feedback' }).click();
+    await panelFrame.getByText('Signed in as Late Lee').waitFor();
 
     const top = await ctx.newPage();
     await top.goto(`${base}/embed/${ws.slug}/ideas`);

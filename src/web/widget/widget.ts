@@ -9,8 +9,12 @@ import type { WidgetMessage } from './embed-frame';
  * `/embed/<workspace>/<board>`. The dialog pattern: focus moves into the frame on opening and
  * stays in the panel (Tab past either end comes back), Escape (in the page or in the frame,
  * which says so by a message) and "Close" close it, and focus returns to "Feedback".
- * `window.Chorus.identify(token)` hands the workspace's SSO token to the frame (when it says it
- * is ready: at once if it is, else when the panel next loads a page), which signs the person in.
+ * `window.Chorus.identify(token)` hands the workspace's SSO token to the frame, which signs the
+ * person in: at once when the panel is open and its page ready, else when it next is. The frame
+ * loads and navigates only while the panel is shown: in Chromium 156 a cross-site frame that
+ * loaded and signed in while its panel was hidden (`display: none`) was blank once shown, its
+ * page and stylesheet loaded and nothing laid out (2 in 10 runs of widget-browser's identify()
+ * before opening).
  * The served text is this function as the build compiled it: it reaches nothing outside itself.
  */
 export function chorusWidget(win: Win, script: El | null): void {
@@ -80,7 +84,7 @@ export function chorusWidget(win: Win, script: El | null): void {
   let ready = false;
   let pending: string | null = null;
   const send = () => {
-    if (!ready || pending === null || !frame.contentWindow) return;
+    if (!ready || pending === null || panel.hidden || !frame.contentWindow) return;
     const message: WidgetMessage = { type: 'chorus:identify', token: pending };
     pending = null;
     ready = false;
@@ -92,6 +96,7 @@ export function chorusWidget(win: Win, script: El | null): void {
     panel.hidden = false;
     open.setAttribute('aria-expanded', 'true');
     frame.focus();
+    send();
   };
   const hide = () => {
     if (panel.hidden) return;
@@ -124,8 +129,7 @@ export function chorusWidget(win: Win, script: El | null): void {
     identify(token: string) {
       if (typeof token !== 'string' || token === '') return;
       pending = token;
-      // The frame signs in when it is there: opened now, or the next time it is.
-      if (!frame.src) frame.src = address;
+      // Now if the panel is open and its page ready; else once it is.
       send();
     },
     open: show,
