@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config/app-config';
 import { Database } from '../../src/database/sql';
+import { onCitus } from './citus';
 
 /** A test's way to the database beside the application: plain statements, and the pool they go through. */
 export interface TestDb {
@@ -55,7 +56,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RUN_WORKER: 'false',
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     LOG_LEVEL: 'error',
-    ...(process.env.CHORUS_TEST_CITUS === 'true' ? { DATABASE_STATEMENT_TIMEOUT_MS: '30000' } : {}),
+    ...(onCitus() ? { DATABASE_STATEMENT_TIMEOUT_MS: '30000' } : {}),
     ...env,
   });
   const database = { url: testDatabaseUrl(), embedded: onEmbeddedDatabase(), close: async () => {} };

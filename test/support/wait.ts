@@ -1,3 +1,5 @@
+import { onCitus } from './citus';
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
@@ -8,7 +10,7 @@ export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
  * where a sign-in email took over 20 s to arrive in one run of test:citus). A wait is for
  * something to happen, not a measure of how fast: a test that asserts a time asserts it apart.
  */
-const WAIT_SCALE = process.env.CHORUS_TEST_CITUS === 'true' ? 2 : 1;
+const WAIT_SCALE = onCitus() ? 2 : 1;
 
 /**
  * Polls `probe` every `everyMs` until it gives a truthy value, and returns it; fails after
